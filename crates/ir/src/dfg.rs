@@ -1,0 +1,246 @@
+//! The data-flow graph of one function: instructions, values, blocks and their
+//! parameters — everything except order, which lives in [`crate::layout::Layout`].
+//!
+//! Values are defined by exactly one of: an instruction result, a block parameter, a
+//! module constant, a module global (its address), or an alias of another value.
+//! Replacing all uses of a value is O(1): the value becomes an alias, and every reader
+//! resolves aliases ([`DataFlowGraph::resolve`]). The printer and verifier see through
+//! aliases; [`DataFlowGraph::resolve_all_aliases`] rewrites operands when a pass wants
+//! them gone. Alias chains are acyclic: [`DataFlowGraph::replace_all_uses`] refuses to
+//! create a cycle.
+
+use crate::entities::{Block, Const, Global, Inst, Type, Value};
+use crate::instructions::InstData;
+use crate::metadata::Metadata;
+use cranelift_entity::packed_option::PackedOption;
+use cranelift_entity::{EntityRef, PrimaryMap, SecondaryMap};
+
+/// How a value is defined.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ValueDef {
+    /// The result of an instruction.
+    Result(Inst),
+    /// Parameter `index` of a block.
+    Param(Block, u32),
+    /// A module constant, referenced from this function.
+    Const(Const),
+    /// The address of a module global (a pointer into the global's address space).
+    Global(Global),
+    /// Uses of this value read the target instead.
+    Alias(Value),
+    /// A value with no definition: a number kept free by the parser, or the result of a
+    /// removed instruction. Using it is a verifier error.
+    Detached,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ValueData {
+    pub ty: Type,
+    pub def: ValueDef,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct BlockData {
+    pub params: Vec<Value>,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct DataFlowGraph {
+    pub insts: PrimaryMap<Inst, InstData>,
+    results: SecondaryMap<Inst, PackedOption<Value>>,
+    pub values: PrimaryMap<Value, ValueData>,
+    pub blocks: PrimaryMap<Block, BlockData>,
+    const_values: SecondaryMap<Const, PackedOption<Value>>,
+    global_values: SecondaryMap<Global, PackedOption<Value>>,
+    inst_metadata: SecondaryMap<Inst, Option<Box<Metadata>>>,
+}
+
+impl DataFlowGraph {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    // --- instructions --------------------------------------------------------------------
+
+    /// Creates an instruction with no result. It is not placed in any block.
+    pub fn make_inst(&mut self, data: InstData) -> Inst {
+        self.insts.push(data)
+    }
+
+    /// Creates the result value of `inst` with type `ty`.
+    pub fn make_result(&mut self, inst: Inst, ty: Type) -> Value {
+        let v = self.values.push(ValueData { ty, def: ValueDef::Result(inst) });
+        self.results[inst] = v.into();
+        v
+    }
+
+    /// Attaches an existing (detached) value as the result of `inst`; used by the parser
+    /// to keep the text's value numbers.
+    pub fn attach_result(&mut self, inst: Inst, value: Value, ty: Type) {
+        self.values[value] = ValueData { ty, def: ValueDef::Result(inst) };
+        self.results[inst] = value.into();
+    }
+
+    pub fn inst_result(&self, inst: Inst) -> Option<Value> {
+        self.results[inst].expand()
+    }
+
+    pub fn inst(&self, inst: Inst) -> &InstData {
+        &self.insts[inst]
+    }
+
+    pub fn inst_mut(&mut self, inst: Inst) -> &mut InstData {
+        &mut self.insts[inst]
+    }
+
+    pub fn num_insts(&self) -> usize {
+        self.insts.len()
+    }
+
+    pub fn inst_is_valid(&self, inst: Inst) -> bool {
+        inst.index() < self.insts.len()
+    }
+
+    /// Detaches the result of `inst` (after the instruction was removed from the layout).
+    pub fn detach_result(&mut self, inst: Inst) {
+        if let Some(v) = self.results[inst].take() {
+            self.values[v].def = ValueDef::Detached;
+        }
+    }
+
+    pub fn metadata(&self, inst: Inst) -> Option<&Metadata> {
+        self.inst_metadata.get(inst).and_then(|m| m.as_deref())
+    }
+
+    pub fn metadata_mut(&mut self, inst: Inst) -> &mut Metadata {
+        self.inst_metadata[inst].get_or_insert_with(Default::default)
+    }
+
+    pub fn set_metadata(&mut self, inst: Inst, md: Metadata) {
+        self.inst_metadata[inst] = if md.is_empty() { None } else { Some(Box::new(md)) };
+    }
+
+    // --- values --------------------------------------------------------------------------
+
+    /// Creates a value with no definition yet (parser placeholders, builder variables).
+    pub fn make_detached_value(&mut self, ty: Type) -> Value {
+        self.values.push(ValueData { ty, def: ValueDef::Detached })
+    }
+
+    pub fn value_is_valid(&self, v: Value) -> bool {
+        v.index() < self.values.len()
+    }
+
+    pub fn value_type(&self, v: Value) -> Type {
+        self.values[self.resolve(v)].ty
+    }
+
+    /// The definition of `v` after resolving aliases.
+    pub fn value_def(&self, v: Value) -> ValueDef {
+        self.values[self.resolve(v)].def
+    }
+
+    /// Follows aliases to the value that defines `v`. Stops (returning the last value) on
+    /// an out-of-range index or after as many steps as there are values, so a corrupted
+    /// module cannot make it loop.
+    pub fn resolve(&self, mut v: Value) -> Value {
+        for _ in 0..=self.values.len() {
+            match self.values.get(v).map(|d| d.def) {
+                Some(ValueDef::Alias(target)) => v = target,
+                _ => return v,
+            }
+        }
+        v
+    }
+
+    /// Makes every use of `old` read `new` instead, in O(1) (aliasing). Returns `false`
+    /// and changes nothing when that would create an alias cycle or the types differ.
+    pub fn replace_all_uses(&mut self, old: Value, new: Value) -> bool {
+        let new = self.resolve(new);
+        let old = self.resolve(old);
+        if old == new || self.values[old].ty != self.values[new].ty {
+            return old == new;
+        }
+        // The value keeps its definition site detached: if it was an instruction result,
+        // that instruction now has no result users but still exists.
+        if let ValueDef::Result(inst) = self.values[old].def {
+            self.results[inst] = PackedOption::default();
+            let fresh = self.values.push(ValueData { ty: self.values[old].ty, def: ValueDef::Result(inst) });
+            self.results[inst] = fresh.into();
+        }
+        if let ValueDef::Param(block, index) = self.values[old].def {
+            let fresh = self.values.push(ValueData { ty: self.values[old].ty, def: ValueDef::Param(block, index) });
+            self.blocks[block].params[index as usize] = fresh;
+        }
+        self.values[old].def = ValueDef::Alias(new);
+        true
+    }
+
+    /// Rewrites every operand and edge argument to its alias-resolved value.
+    pub fn resolve_all_aliases(&mut self) {
+        let resolved: Vec<Value> = self.values.keys().map(|v| self.resolve(v)).collect();
+        for data in self.insts.values_mut() {
+            data.map_values(|v| resolved.get(v.index()).copied().unwrap_or(v));
+        }
+    }
+
+    /// The function-local value for module constant `c`, created on first use.
+    pub fn const_value(&mut self, c: Const, ty: Type) -> Value {
+        if let Some(v) = self.const_values.get(c).and_then(|v| v.expand()) {
+            return v;
+        }
+        let v = self.values.push(ValueData { ty, def: ValueDef::Const(c) });
+        self.const_values[c] = v.into();
+        v
+    }
+
+    /// The function-local value for the address of global `g` (type `ptr_ty`), created on
+    /// first use.
+    pub fn global_value(&mut self, g: Global, ptr_ty: Type) -> Value {
+        if let Some(v) = self.global_values.get(g).and_then(|v| v.expand()) {
+            return v;
+        }
+        let v = self.values.push(ValueData { ty: ptr_ty, def: ValueDef::Global(g) });
+        self.global_values[g] = v.into();
+        v
+    }
+
+    // --- blocks --------------------------------------------------------------------------
+
+    pub fn make_block(&mut self) -> Block {
+        self.blocks.push(BlockData::default())
+    }
+
+    pub fn block_is_valid(&self, b: Block) -> bool {
+        b.index() < self.blocks.len()
+    }
+
+    pub fn append_block_param(&mut self, block: Block, ty: Type) -> Value {
+        let index = self.blocks[block].params.len() as u32;
+        let v = self.values.push(ValueData { ty, def: ValueDef::Param(block, index) });
+        self.blocks[block].params.push(v);
+        v
+    }
+
+    /// Attaches an existing detached value as the next parameter of `block` (parser).
+    pub fn attach_block_param(&mut self, block: Block, value: Value, ty: Type) {
+        let index = self.blocks[block].params.len() as u32;
+        self.values[value] = ValueData { ty, def: ValueDef::Param(block, index) };
+        self.blocks[block].params.push(value);
+    }
+
+    pub fn block_params(&self, block: Block) -> &[Value] {
+        &self.blocks[block].params
+    }
+
+    /// Removes parameter `index` of `block`, renumbering the later ones. Callers remove
+    /// the matching argument of every edge into `block`.
+    pub fn remove_block_param(&mut self, block: Block, index: usize) -> Value {
+        let removed = self.blocks[block].params.remove(index);
+        self.values[removed].def = ValueDef::Detached;
+        for (i, &p) in self.blocks[block].params.iter().enumerate().skip(index) {
+            self.values[p].def = ValueDef::Param(block, i as u32);
+        }
+        removed
+    }
+}

@@ -1,0 +1,292 @@
+//! Functions: kind, signature with stage bindings, data-flow graph, layout and metadata.
+//!
+//! A definition's parameters are the parameters of its entry block (the first block in
+//! layout), with the types the signature gives. An `external` function is a declaration:
+//! it has a signature and no blocks.
+
+use crate::dfg::DataFlowGraph;
+use crate::entities::{Block, Inst, Type, Value};
+use crate::layout::Layout;
+use crate::metadata::Metadata;
+use std::fmt;
+
+/// What kind of function this is.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum FunctionKind {
+    /// A compute entry point.
+    Kernel { workgroup_size: [u32; 3] },
+    /// A vertex-stage entry point.
+    Vertex,
+    /// A fragment-stage entry point.
+    Fragment,
+    /// A function callable from others.
+    Callable,
+    /// A declaration of a function defined elsewhere.
+    External,
+}
+
+impl FunctionKind {
+    pub fn is_entry_point(self) -> bool {
+        matches!(self, FunctionKind::Kernel { .. } | FunctionKind::Vertex | FunctionKind::Fragment)
+    }
+
+    pub fn keyword(self) -> &'static str {
+        match self {
+            FunctionKind::Kernel { .. } => "kernel",
+            FunctionKind::Vertex => "vertex",
+            FunctionKind::Fragment => "fragment",
+            FunctionKind::Callable => "callable",
+            FunctionKind::External => "external",
+        }
+    }
+}
+
+/// Built-in stage inputs and outputs.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Builtin {
+    /// Vertex output clip position; fragment input frag coord.
+    Position,
+    VertexIndex,
+    InstanceIndex,
+    BaseInstance,
+    BaseVertex,
+    FrontFacing,
+    FragDepth,
+    SampleIndex,
+    SampleMask,
+    PrimitiveIndex,
+    LocalInvocationId,
+    LocalInvocationIndex,
+    GlobalInvocationId,
+    WorkgroupId,
+    NumWorkgroups,
+    SubgroupInvocationId,
+    SubgroupSize,
+}
+
+impl Builtin {
+    pub const ALL: [Builtin; 17] = [
+        Builtin::Position,
+        Builtin::VertexIndex,
+        Builtin::InstanceIndex,
+        Builtin::BaseInstance,
+        Builtin::BaseVertex,
+        Builtin::FrontFacing,
+        Builtin::FragDepth,
+        Builtin::SampleIndex,
+        Builtin::SampleMask,
+        Builtin::PrimitiveIndex,
+        Builtin::LocalInvocationId,
+        Builtin::LocalInvocationIndex,
+        Builtin::GlobalInvocationId,
+        Builtin::WorkgroupId,
+        Builtin::NumWorkgroups,
+        Builtin::SubgroupInvocationId,
+        Builtin::SubgroupSize,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Builtin::Position => "position",
+            Builtin::VertexIndex => "vertex_index",
+            Builtin::InstanceIndex => "instance_index",
+            Builtin::BaseInstance => "base_instance",
+            Builtin::BaseVertex => "base_vertex",
+            Builtin::FrontFacing => "front_facing",
+            Builtin::FragDepth => "frag_depth",
+            Builtin::SampleIndex => "sample_index",
+            Builtin::SampleMask => "sample_mask",
+            Builtin::PrimitiveIndex => "primitive_index",
+            Builtin::LocalInvocationId => "local_invocation_id",
+            Builtin::LocalInvocationIndex => "local_invocation_index",
+            Builtin::GlobalInvocationId => "global_invocation_id",
+            Builtin::WorkgroupId => "workgroup_id",
+            Builtin::NumWorkgroups => "num_workgroups",
+            Builtin::SubgroupInvocationId => "subgroup_invocation_id",
+            Builtin::SubgroupSize => "subgroup_size",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Self> {
+        Builtin::ALL.into_iter().find(|b| b.name() == name)
+    }
+}
+
+/// Interpolation of a user-defined stage variable.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum InterpolationKind {
+    Perspective,
+    Linear,
+    Flat,
+}
+
+/// Where within a pixel an interpolated value is evaluated.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Sampling {
+    Center,
+    Centroid,
+    Sample,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Interpolation {
+    pub kind: InterpolationKind,
+    pub sampling: Sampling,
+}
+
+impl InterpolationKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            InterpolationKind::Perspective => "perspective",
+            InterpolationKind::Linear => "linear",
+            InterpolationKind::Flat => "flat",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Self> {
+        Some(match name {
+            "perspective" => InterpolationKind::Perspective,
+            "linear" => InterpolationKind::Linear,
+            "flat" => InterpolationKind::Flat,
+            _ => return None,
+        })
+    }
+}
+
+impl Sampling {
+    pub fn name(self) -> &'static str {
+        match self {
+            Sampling::Center => "center",
+            Sampling::Centroid => "centroid",
+            Sampling::Sample => "sample",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Self> {
+        Some(match name {
+            "center" => Sampling::Center,
+            "centroid" => Sampling::Centroid,
+            "sample" => Sampling::Sample,
+            _ => return None,
+        })
+    }
+}
+
+/// The stage binding of an entry-point parameter or result.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum StageBinding {
+    Builtin(Builtin),
+    Location { location: u32, interpolation: Option<Interpolation> },
+}
+
+impl fmt::Display for StageBinding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            StageBinding::Builtin(b) => write!(f, "builtin({})", b.name()),
+            StageBinding::Location { location, interpolation } => {
+                write!(f, "location({location}")?;
+                if let Some(i) = interpolation {
+                    write!(f, ", {}, {}", i.kind.name(), i.sampling.name())?;
+                }
+                f.write_str(")")
+            }
+        }
+    }
+}
+
+/// A parameter or result of a function signature.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct AbiParam {
+    pub ty: Type,
+    /// Required on entry-point parameters and results; absent elsewhere.
+    pub binding: Option<StageBinding>,
+}
+
+impl AbiParam {
+    pub fn new(ty: Type) -> Self {
+        AbiParam { ty, binding: None }
+    }
+
+    pub fn bound(ty: Type, binding: StageBinding) -> Self {
+        AbiParam { ty, binding: Some(binding) }
+    }
+}
+
+/// Parameters and results. Callables return at most one value; entry points may return
+/// several, each with its stage binding.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Signature {
+    pub params: Vec<AbiParam>,
+    pub returns: Vec<AbiParam>,
+}
+
+/// A function of a module.
+#[derive(Clone, Debug)]
+pub struct Function {
+    /// Unique within the module; the text form spells it `@name`.
+    pub name: String,
+    pub kind: FunctionKind,
+    pub signature: Signature,
+    pub dfg: DataFlowGraph,
+    pub layout: Layout,
+    pub metadata: Metadata,
+}
+
+impl Function {
+    pub fn new(name: impl Into<String>, kind: FunctionKind, signature: Signature) -> Self {
+        Function {
+            name: name.into(),
+            kind,
+            signature,
+            dfg: DataFlowGraph::new(),
+            layout: Layout::new(),
+            metadata: Metadata::default(),
+        }
+    }
+
+    pub fn entry_block(&self) -> Option<Block> {
+        self.layout.entry_block()
+    }
+
+    /// Whether this function has a body (is not a declaration).
+    pub fn is_definition(&self) -> bool {
+        self.kind != FunctionKind::External
+    }
+
+    /// The terminator of `block`: its last instruction, when that is a terminator.
+    pub fn terminator(&self, block: Block) -> Option<Inst> {
+        let last = self.layout.last_inst(block)?;
+        self.dfg.inst(last).opcode.is_terminator().then_some(last)
+    }
+
+    /// Executable successors of `block` (one per edge, duplicates kept), from its
+    /// terminator. Structural roles are not successors.
+    pub fn successors(&self, block: Block) -> impl Iterator<Item = Block> + '_ {
+        self.terminator(block)
+            .into_iter()
+            .flat_map(move |t| self.dfg.inst(t).payload.edges().into_iter().map(|e| e.block))
+    }
+
+    /// Appends a new empty block to the layout.
+    pub fn append_new_block(&mut self) -> Block {
+        let b = self.dfg.make_block();
+        self.layout.append_block(b);
+        b
+    }
+
+    /// Number of instructions placed in blocks of the layout.
+    pub fn placed_inst_count(&self) -> usize {
+        self.layout.blocks().map(|b| self.layout.block_insts(b).count()).sum()
+    }
+
+    /// Removes `inst` from its block and detaches its result.
+    pub fn remove_inst(&mut self, inst: Inst) {
+        self.layout.remove_inst(inst);
+        self.dfg.detach_result(inst);
+    }
+
+    /// The value `v` after alias resolution.
+    pub fn resolve(&self, v: Value) -> Value {
+        self.dfg.resolve(v)
+    }
+}

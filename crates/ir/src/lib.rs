@@ -1,0 +1,73 @@
+//! # oxir-ir — the oxir intermediate representation
+//!
+//! One SSA IR for GPU code that holds both structured control flow (`if`, `loop`,
+//! `simple_loop`, `switch`, with merge blocks) and plain branches (`br`, `cond_br`,
+//! `switch_br`). See `docs/ir.md` for the full list of invariants; [`verifier`] checks
+//! exactly that list.
+//!
+//! ## What a valid module is
+//!
+//! 1. **Entities exist.** Every type, constant, global, function, block, instruction and
+//!    value index a module holds refers to an element of its arena.
+//! 2. **Types are well formed** ([`types`]): vectors have 2–4 scalar lanes, matrices 2–4
+//!    columns and rows of floats, runtime arrays only at the end of storage buffers, struct
+//!    offsets (when explicit) increase and do not overlap.
+//! 3. **Constants fit their types** ([`constants`]): scalar bits are canonical; composites
+//!    have one element of the right type per member.
+//! 4. **Globals** have a sized type, a binding exactly when their space is `storage`,
+//!    `uniform` or `handle`, and an initializer only in `private` or `workgroup` space.
+//! 5. **Functions**: names are unique; kernels have a non-zero workgroup size and return
+//!    nothing; entry-point parameters and results carry stage bindings; callables return at
+//!    most one value; an external function has no blocks; a definition has an entry block
+//!    whose parameters match the signature.
+//! 6. **Blocks** end with exactly one terminator; nothing follows it; no terminator appears
+//!    elsewhere.
+//! 7. **Instructions** use the payload format their opcode declares, have the operand count
+//!    and operand/result types their type rule ([`typing`]) demands.
+//! 8. **SSA**: every operand is defined (an instruction result, block parameter, constant or
+//!    global) in the same function, and its definition dominates the use. Uses in blocks
+//!    unreachable from the entry are not checked for dominance.
+//! 9. **Edges** target blocks in the layout and pass one argument of the right type per
+//!    target parameter; the entry block is never a branch target.
+//! 10. **Structured constructs** ([`instructions::Payload`]): merge, body and update roles
+//!    name blocks in the layout; a loop's body and update are distinct from its prepare and
+//!    merge blocks; switch labels are canonical for the selector width and distinct;
+//!    `break` / `continue` appear only inside a loop or switch (continue: loop only).
+//! 11. **Options** tighten the rules at pipeline boundaries: terminated blocks (on by
+//!    default), reachable blocks, no block parameters, no unstructured control flow, unique
+//!    merge blocks, canonical break/continue targets ([`verifier::VerifierOptions`]).
+//!
+//! ## Design
+//!
+//! Entities are dense `u32` indices ([`entities`]); instruction data ([`dfg`]) is kept apart
+//! from order ([`layout`]); types and constants are interned; every op is declared once in
+//! [`ops`]. SSA uses block parameters, never phi instructions.
+
+pub mod builder;
+pub mod constants;
+pub mod data_layout;
+pub mod dfg;
+pub mod effects;
+pub mod entities;
+pub mod function;
+pub mod instructions;
+pub mod layout;
+pub mod metadata;
+pub mod module;
+pub mod ops;
+pub mod parser;
+pub mod printer;
+pub mod ssa_builder;
+pub mod typing;
+pub mod types;
+pub mod verifier;
+
+pub use constants::{ConstData, ConstKind};
+pub use dfg::{DataFlowGraph, ValueDef};
+pub use entities::{Block, Const, Func, Global, Inst, Type, Value};
+pub use function::{AbiParam, Builtin, Function, FunctionKind, Signature, StageBinding};
+pub use instructions::{BlockCall, InstData, Payload, SwitchTable};
+pub use metadata::{Metadata, SourceLocation, SpillKind};
+pub use module::{GlobalData, Module, ResourceBinding};
+pub use ops::Opcode;
+pub use types::{AddressSpace, Scalar, ScalarKind, StorageAccess, TypeData};

@@ -1,0 +1,680 @@
+//! The type system: scalars, vectors, matrices, arrays, structs, pointers, resources and
+//! opaque types, interned in a [`TypeStore`].
+//!
+//! Invariants the store maintains (and the verifier re-checks on modules that were built
+//! by hand):
+//! - interning: two structurally equal [`TypeData`] always map to the same [`Type`];
+//! - vectors have 2..=4 lanes of a scalar (bool, integer or float) element;
+//! - matrices have 2..=4 columns and 2..=4 rows of a float element, stored column-major;
+//! - struct names are unique in a store: declaring a different body under a taken name
+//!   gets a fresh name with a numeric suffix, so the text form can refer to structs by name;
+//! - `void` is a type only for function results and value-less instructions.
+
+use crate::entities::Type;
+use cranelift_entity::PrimaryMap;
+use std::collections::HashMap;
+use std::fmt;
+
+/// Address spaces of logical pointers (DESIGN.md §2).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum AddressSpace {
+    /// Per-invocation stack memory (`alloca function`).
+    Function,
+    /// Per-invocation module-scope memory.
+    Private,
+    /// Memory shared by the invocations of one workgroup.
+    Workgroup,
+    /// A storage buffer binding.
+    Storage(StorageAccess),
+    /// A uniform buffer binding.
+    Uniform,
+    /// Push constants.
+    PushConstant,
+    /// Opaque resources: textures and samplers.
+    Handle,
+}
+
+/// Access mode of storage buffers and storage textures.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum StorageAccess {
+    Read,
+    Write,
+    ReadWrite,
+}
+
+impl StorageAccess {
+    pub fn name(self) -> &'static str {
+        match self {
+            StorageAccess::Read => "read",
+            StorageAccess::Write => "write",
+            StorageAccess::ReadWrite => "read_write",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Self> {
+        Some(match name {
+            "read" => StorageAccess::Read,
+            "write" => StorageAccess::Write,
+            "read_write" => StorageAccess::ReadWrite,
+            _ => return None,
+        })
+    }
+
+    pub fn can_write(self) -> bool {
+        !matches!(self, StorageAccess::Read)
+    }
+}
+
+impl fmt::Display for AddressSpace {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AddressSpace::Function => f.write_str("function"),
+            AddressSpace::Private => f.write_str("private"),
+            AddressSpace::Workgroup => f.write_str("workgroup"),
+            AddressSpace::Storage(access) => write!(f, "storage({})", access.name()),
+            AddressSpace::Uniform => f.write_str("uniform"),
+            AddressSpace::PushConstant => f.write_str("push_constant"),
+            AddressSpace::Handle => f.write_str("handle"),
+        }
+    }
+}
+
+impl AddressSpace {
+    /// Whether stores through a pointer in this space are allowed.
+    pub fn is_writable(self) -> bool {
+        match self {
+            AddressSpace::Function | AddressSpace::Private | AddressSpace::Workgroup => true,
+            AddressSpace::Storage(access) => access.can_write(),
+            AddressSpace::Uniform | AddressSpace::PushConstant | AddressSpace::Handle => false,
+        }
+    }
+}
+
+/// Scalar element kinds.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ScalarKind {
+    Bool,
+    Sint,
+    Uint,
+    Float,
+}
+
+/// A scalar type: kind plus width in bits (bool is reported as 8 bits wide for
+/// constants; its memory size comes from the layout rules).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Scalar {
+    pub kind: ScalarKind,
+    pub bits: u8,
+}
+
+impl Scalar {
+    pub const BOOL: Scalar = Scalar { kind: ScalarKind::Bool, bits: 8 };
+    pub const I8: Scalar = Scalar { kind: ScalarKind::Sint, bits: 8 };
+    pub const I16: Scalar = Scalar { kind: ScalarKind::Sint, bits: 16 };
+    pub const I32: Scalar = Scalar { kind: ScalarKind::Sint, bits: 32 };
+    pub const I64: Scalar = Scalar { kind: ScalarKind::Sint, bits: 64 };
+    pub const U8: Scalar = Scalar { kind: ScalarKind::Uint, bits: 8 };
+    pub const U16: Scalar = Scalar { kind: ScalarKind::Uint, bits: 16 };
+    pub const U32: Scalar = Scalar { kind: ScalarKind::Uint, bits: 32 };
+    pub const U64: Scalar = Scalar { kind: ScalarKind::Uint, bits: 64 };
+    pub const F16: Scalar = Scalar { kind: ScalarKind::Float, bits: 16 };
+    pub const F32: Scalar = Scalar { kind: ScalarKind::Float, bits: 32 };
+    pub const F64: Scalar = Scalar { kind: ScalarKind::Float, bits: 64 };
+
+    /// Every scalar type, in text-form order.
+    pub const ALL: [Scalar; 12] = [
+        Scalar::BOOL,
+        Scalar::I8,
+        Scalar::I16,
+        Scalar::I32,
+        Scalar::I64,
+        Scalar::U8,
+        Scalar::U16,
+        Scalar::U32,
+        Scalar::U64,
+        Scalar::F16,
+        Scalar::F32,
+        Scalar::F64,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match (self.kind, self.bits) {
+            (ScalarKind::Bool, _) => "bool",
+            (ScalarKind::Sint, 8) => "i8",
+            (ScalarKind::Sint, 16) => "i16",
+            (ScalarKind::Sint, 32) => "i32",
+            (ScalarKind::Sint, _) => "i64",
+            (ScalarKind::Uint, 8) => "u8",
+            (ScalarKind::Uint, 16) => "u16",
+            (ScalarKind::Uint, 32) => "u32",
+            (ScalarKind::Uint, _) => "u64",
+            (ScalarKind::Float, 16) => "f16",
+            (ScalarKind::Float, 32) => "f32",
+            (ScalarKind::Float, _) => "f64",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Scalar> {
+        Scalar::ALL.into_iter().find(|s| s.name() == name)
+    }
+
+    /// Width in bytes of the value (bool: 1).
+    pub fn bytes(self) -> u32 {
+        u32::from(self.bits) / 8
+    }
+
+    pub fn is_integer(self) -> bool {
+        matches!(self.kind, ScalarKind::Sint | ScalarKind::Uint)
+    }
+
+    pub fn is_float(self) -> bool {
+        self.kind == ScalarKind::Float
+    }
+
+    pub fn is_bool(self) -> bool {
+        self.kind == ScalarKind::Bool
+    }
+
+    pub fn is_signed(self) -> bool {
+        self.kind == ScalarKind::Sint
+    }
+}
+
+/// Dimensionality of a texture.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum TextureDim {
+    D1,
+    D2,
+    D3,
+    Cube,
+}
+
+impl TextureDim {
+    pub fn name(self) -> &'static str {
+        match self {
+            TextureDim::D1 => "1d",
+            TextureDim::D2 => "2d",
+            TextureDim::D3 => "3d",
+            TextureDim::Cube => "cube",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Self> {
+        Some(match name {
+            "1d" => TextureDim::D1,
+            "2d" => TextureDim::D2,
+            "3d" => TextureDim::D3,
+            "cube" => TextureDim::Cube,
+            _ => return None,
+        })
+    }
+
+    /// Number of coordinate components used to address a texel (without array layer).
+    pub fn coordinate_count(self) -> u8 {
+        match self {
+            TextureDim::D1 => 1,
+            TextureDim::D2 => 2,
+            TextureDim::D3 | TextureDim::Cube => 3,
+        }
+    }
+}
+
+/// What a sampled texture returns.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum SampledKind {
+    Float,
+    Sint,
+    Uint,
+    /// Depth texture: sampling returns one `f32`; supports comparison sampling.
+    Depth,
+}
+
+impl SampledKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            SampledKind::Float => "f32",
+            SampledKind::Sint => "i32",
+            SampledKind::Uint => "u32",
+            SampledKind::Depth => "depth",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Self> {
+        Some(match name {
+            "f32" => SampledKind::Float,
+            "i32" => SampledKind::Sint,
+            "u32" => SampledKind::Uint,
+            "depth" => SampledKind::Depth,
+            _ => return None,
+        })
+    }
+}
+
+/// Texel formats of storage textures.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum TexelFormat {
+    R32Float,
+    R32Sint,
+    R32Uint,
+    Rg32Float,
+    Rgba8Unorm,
+    Rgba8Snorm,
+    Rgba8Uint,
+    Rgba8Sint,
+    Rgba16Float,
+    Rgba32Float,
+    Rgba32Sint,
+    Rgba32Uint,
+}
+
+impl TexelFormat {
+    pub const ALL: [TexelFormat; 12] = [
+        TexelFormat::R32Float,
+        TexelFormat::R32Sint,
+        TexelFormat::R32Uint,
+        TexelFormat::Rg32Float,
+        TexelFormat::Rgba8Unorm,
+        TexelFormat::Rgba8Snorm,
+        TexelFormat::Rgba8Uint,
+        TexelFormat::Rgba8Sint,
+        TexelFormat::Rgba16Float,
+        TexelFormat::Rgba32Float,
+        TexelFormat::Rgba32Sint,
+        TexelFormat::Rgba32Uint,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            TexelFormat::R32Float => "r32float",
+            TexelFormat::R32Sint => "r32sint",
+            TexelFormat::R32Uint => "r32uint",
+            TexelFormat::Rg32Float => "rg32float",
+            TexelFormat::Rgba8Unorm => "rgba8unorm",
+            TexelFormat::Rgba8Snorm => "rgba8snorm",
+            TexelFormat::Rgba8Uint => "rgba8uint",
+            TexelFormat::Rgba8Sint => "rgba8sint",
+            TexelFormat::Rgba16Float => "rgba16float",
+            TexelFormat::Rgba32Float => "rgba32float",
+            TexelFormat::Rgba32Sint => "rgba32sint",
+            TexelFormat::Rgba32Uint => "rgba32uint",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Self> {
+        TexelFormat::ALL.into_iter().find(|f| f.name() == name)
+    }
+
+    /// The scalar kind a shader reads and writes for this format (as a 4-vector).
+    pub fn channel_kind(self) -> ScalarKind {
+        match self {
+            TexelFormat::R32Sint | TexelFormat::Rgba8Sint | TexelFormat::Rgba32Sint => {
+                ScalarKind::Sint
+            }
+            TexelFormat::R32Uint | TexelFormat::Rgba8Uint | TexelFormat::Rgba32Uint => {
+                ScalarKind::Uint
+            }
+            TexelFormat::R32Float
+            | TexelFormat::Rg32Float
+            | TexelFormat::Rgba8Unorm
+            | TexelFormat::Rgba8Snorm
+            | TexelFormat::Rgba16Float
+            | TexelFormat::Rgba32Float => ScalarKind::Float,
+        }
+    }
+}
+
+/// Shape of a sampled or storage texture.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct TextureShape {
+    pub dim: TextureDim,
+    pub arrayed: bool,
+    pub multisampled: bool,
+}
+
+/// One member of a struct type.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct StructMember {
+    pub name: String,
+    pub ty: Type,
+    /// Explicit byte offset. When absent the layout rules place the member.
+    pub offset: Option<u32>,
+}
+
+/// A struct type: a unique name, members, and an optional explicit alignment.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct StructType {
+    pub name: String,
+    pub members: Vec<StructMember>,
+    /// Explicit alignment in bytes (a power of two), overriding the rule's default.
+    pub align: Option<u32>,
+}
+
+/// The structure of a type. Compare [`Type`]s, not `TypeData`s: types are interned.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum TypeData {
+    Void,
+    Scalar(Scalar),
+    /// `vecN<T>`, N in 2..=4.
+    Vector { elem: Scalar, len: u8 },
+    /// `matCxR<T>`: `columns` column vectors of `rows` floats.
+    Matrix { elem: Scalar, columns: u8, rows: u8 },
+    /// A fixed-size array.
+    Array { elem: Type, len: u32 },
+    /// A runtime-sized array; only as the last member of a storage buffer struct or as a
+    /// storage buffer's whole type.
+    RuntimeArray { elem: Type },
+    Struct(StructType),
+    /// `ptr<space, T>`.
+    Pointer { space: AddressSpace, pointee: Type },
+    /// A sampled texture.
+    Texture { shape: TextureShape, kind: SampledKind },
+    /// A storage texture.
+    StorageTexture { shape: TextureShape, format: TexelFormat, access: StorageAccess },
+    /// A sampler; `comparison` for depth-compare samplers.
+    Sampler { comparison: bool },
+    /// An opaque named type; has no size and cannot be loaded or stored.
+    Opaque(String),
+}
+
+impl TypeData {
+    pub fn as_scalar(&self) -> Option<Scalar> {
+        match *self {
+            TypeData::Scalar(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The scalar of a scalar or vector type.
+    pub fn scalar_or_vector_elem(&self) -> Option<(Scalar, u8)> {
+        match *self {
+            TypeData::Scalar(s) => Some((s, 1)),
+            TypeData::Vector { elem, len } => Some((elem, len)),
+            _ => None,
+        }
+    }
+
+    pub fn is_resource(&self) -> bool {
+        matches!(
+            self,
+            TypeData::Texture { .. } | TypeData::StorageTexture { .. } | TypeData::Sampler { .. }
+        )
+    }
+
+    pub fn is_composite(&self) -> bool {
+        matches!(
+            self,
+            TypeData::Vector { .. }
+                | TypeData::Matrix { .. }
+                | TypeData::Array { .. }
+                | TypeData::Struct(_)
+        )
+    }
+}
+
+/// The interner of a module's types.
+#[derive(Clone, Debug, Default)]
+pub struct TypeStore {
+    types: PrimaryMap<Type, TypeData>,
+    index: HashMap<TypeData, Type>,
+    struct_names: HashMap<String, Type>,
+}
+
+impl TypeStore {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Interns `data`, returning the existing index when an equal type exists.
+    ///
+    /// Struct types go through [`TypeStore::declare_struct`] so that names stay unique;
+    /// interning a struct here with a taken name renames it the same way.
+    pub fn intern(&mut self, data: TypeData) -> Type {
+        if let Some(&ty) = self.index.get(&data) {
+            return ty;
+        }
+        if let TypeData::Struct(st) = data {
+            return self.declare_struct(st);
+        }
+        let ty = self.types.push(data.clone());
+        self.index.insert(data, ty);
+        ty
+    }
+
+    /// Declares a struct. An identical struct already declared is returned; a different
+    /// struct under a taken name is renamed `name.N` with the smallest free N.
+    pub fn declare_struct(&mut self, mut st: StructType) -> Type {
+        if let Some(&ty) = self.index.get(&TypeData::Struct(st.clone())) {
+            return ty;
+        }
+        if self.struct_names.contains_key(&st.name) {
+            let base = st.name.clone();
+            let mut n = 1u32;
+            loop {
+                let candidate = format!("{base}.{n}");
+                if !self.struct_names.contains_key(&candidate) {
+                    st.name = candidate;
+                    break;
+                }
+                n += 1;
+            }
+            // The renamed struct may already exist too.
+            if let Some(&ty) = self.index.get(&TypeData::Struct(st.clone())) {
+                return ty;
+            }
+        }
+        let name = st.name.clone();
+        let data = TypeData::Struct(st);
+        let ty = self.types.push(data.clone());
+        self.index.insert(data, ty);
+        self.struct_names.insert(name, ty);
+        ty
+    }
+
+    /// The struct declared under `name`.
+    pub fn struct_by_name(&self, name: &str) -> Option<Type> {
+        self.struct_names.get(name).copied()
+    }
+
+    pub fn get(&self, ty: Type) -> &TypeData {
+        &self.types[ty]
+    }
+
+    /// `None` when `ty` is not an index of this store.
+    pub fn try_get(&self, ty: Type) -> Option<&TypeData> {
+        self.types.get(ty)
+    }
+
+    pub fn len(&self) -> usize {
+        self.types.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.types.is_empty()
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (Type, &TypeData)> {
+        self.types.iter()
+    }
+
+    // Convenience constructors.
+
+    pub fn void(&mut self) -> Type {
+        self.intern(TypeData::Void)
+    }
+
+    pub fn scalar(&mut self, s: Scalar) -> Type {
+        self.intern(TypeData::Scalar(s))
+    }
+
+    pub fn bool(&mut self) -> Type {
+        self.scalar(Scalar::BOOL)
+    }
+
+    pub fn i32(&mut self) -> Type {
+        self.scalar(Scalar::I32)
+    }
+
+    pub fn u32(&mut self) -> Type {
+        self.scalar(Scalar::U32)
+    }
+
+    pub fn f32(&mut self) -> Type {
+        self.scalar(Scalar::F32)
+    }
+
+    pub fn vector(&mut self, elem: Scalar, len: u8) -> Type {
+        self.intern(TypeData::Vector { elem, len })
+    }
+
+    pub fn matrix(&mut self, elem: Scalar, columns: u8, rows: u8) -> Type {
+        self.intern(TypeData::Matrix { elem, columns, rows })
+    }
+
+    pub fn array(&mut self, elem: Type, len: u32) -> Type {
+        self.intern(TypeData::Array { elem, len })
+    }
+
+    pub fn runtime_array(&mut self, elem: Type) -> Type {
+        self.intern(TypeData::RuntimeArray { elem })
+    }
+
+    pub fn pointer(&mut self, space: AddressSpace, pointee: Type) -> Type {
+        self.intern(TypeData::Pointer { space, pointee })
+    }
+
+    /// The same shape as `ty` (scalar or vector) with another scalar element.
+    pub fn with_scalar(&mut self, ty: Type, elem: Scalar) -> Option<Type> {
+        match *self.get(ty) {
+            TypeData::Scalar(_) => Some(self.scalar(elem)),
+            TypeData::Vector { len, .. } => Some(self.vector(elem, len)),
+            _ => None,
+        }
+    }
+
+    /// The type of element `index` of a composite (struct member, array or vector element,
+    /// matrix column), or `None` when out of range or not a composite.
+    pub fn element_type(&mut self, ty: Type, index: u32) -> Option<Type> {
+        match self.get(ty).clone() {
+            TypeData::Vector { elem, len } => (index < u32::from(len)).then(|| self.scalar(elem)),
+            TypeData::Matrix { elem, columns, rows } => {
+                (index < u32::from(columns)).then(|| self.vector(elem, rows))
+            }
+            TypeData::Array { elem, len } => (index < len).then_some(elem),
+            TypeData::RuntimeArray { elem } => Some(elem),
+            TypeData::Struct(st) => st.members.get(index as usize).map(|m| m.ty),
+            _ => None,
+        }
+    }
+
+    /// A printable view of `ty` in text-form syntax.
+    pub fn display(&self, ty: Type) -> DisplayType<'_> {
+        DisplayType { store: self, ty }
+    }
+}
+
+/// Text-form spelling of a type (see `docs/text-format.md`).
+pub struct DisplayType<'a> {
+    store: &'a TypeStore,
+    ty: Type,
+}
+
+impl fmt::Display for DisplayType<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let Some(data) = self.store.try_get(self.ty) else {
+            return write!(f, "<invalid {}>", self.ty);
+        };
+        let sub = |ty| DisplayType { store: self.store, ty };
+        match data {
+            TypeData::Void => f.write_str("void"),
+            TypeData::Scalar(s) => f.write_str(s.name()),
+            TypeData::Vector { elem, len } => write!(f, "vec{len}<{}>", elem.name()),
+            TypeData::Matrix { elem, columns, rows } => {
+                write!(f, "mat{columns}x{rows}<{}>", elem.name())
+            }
+            TypeData::Array { elem, len } => write!(f, "array<{}, {len}>", sub(*elem)),
+            TypeData::RuntimeArray { elem } => write!(f, "array<{}>", sub(*elem)),
+            TypeData::Struct(st) => write!(f, "%{}", st.name),
+            TypeData::Pointer { space, pointee } => write!(f, "ptr<{space}, {}>", sub(*pointee)),
+            TypeData::Texture { shape, kind } => {
+                write!(f, "texture_{}", texture_shape_name(shape))?;
+                write!(f, "<{}>", kind.name())
+            }
+            TypeData::StorageTexture { shape, format, access } => write!(
+                f,
+                "texture_storage_{}<{}, {}>",
+                texture_shape_name(shape),
+                format.name(),
+                access.name()
+            ),
+            TypeData::Sampler { comparison: false } => f.write_str("sampler"),
+            TypeData::Sampler { comparison: true } => f.write_str("sampler_comparison"),
+            TypeData::Opaque(name) => write!(f, "opaque<{}>", quote(name)),
+        }
+    }
+}
+
+fn texture_shape_name(shape: &TextureShape) -> String {
+    let mut name = String::new();
+    if shape.multisampled {
+        name.push_str("ms_");
+    }
+    name.push_str(shape.dim.name());
+    if shape.arrayed {
+        name.push_str("_array");
+    }
+    name
+}
+
+/// Quotes a string for the text form: `"` and `\` are escaped, as are control characters.
+pub fn quote(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 || c == '\u{7f}' => {
+                out.push_str(&format!("\\u{{{:x}}}", c as u32));
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn types_are_interned() {
+        let mut store = TypeStore::new();
+        let a = store.vector(Scalar::F32, 3);
+        let b = store.vector(Scalar::F32, 3);
+        let c = store.vector(Scalar::F32, 4);
+        assert_eq!(a, b);
+        assert_ne!(a, c);
+        let p1 = store.pointer(AddressSpace::Storage(StorageAccess::Read), a);
+        let p2 = store.pointer(AddressSpace::Storage(StorageAccess::ReadWrite), a);
+        assert_ne!(p1, p2);
+        assert_eq!(store.display(p1).to_string(), "ptr<storage(read), vec3<f32>>");
+    }
+
+    #[test]
+    fn struct_names_stay_unique() {
+        let mut store = TypeStore::new();
+        let f = store.f32();
+        let u = store.u32();
+        let member = |ty| StructMember { name: "x".into(), ty, offset: None };
+        let a = store.declare_struct(StructType { name: "S".into(), members: vec![member(f)], align: None });
+        let again = store.declare_struct(StructType { name: "S".into(), members: vec![member(f)], align: None });
+        let b = store.declare_struct(StructType { name: "S".into(), members: vec![member(u)], align: None });
+        assert_eq!(a, again);
+        assert_ne!(a, b);
+        assert_eq!(store.display(b).to_string(), "%S.1");
+        assert_eq!(store.struct_by_name("S.1"), Some(b));
+    }
+}

@@ -1,1 +1,137 @@
-fn main() {}
+//! The `oxir` command.
+//!
+//! Exit codes, for every subcommand: 0 success; 1 the input was rejected (parse error,
+//! verification failure, unsupported feature) with a diagnostic on stderr naming the file
+//! and the line and column, or the function, block and instruction; 2 usage or I/O error.
+//! A panic is always a bug.
+
+mod diagnostics;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use diagnostics::{report_parse_error, report_verifier_errors, Failure};
+use oxir_ir::printer::{print_module, View};
+use oxir_ir::verifier::{verify_module, VerifierOptions};
+use oxir_ir::Module;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(name = "oxir", version, about = "oxir: an optimising compiler for GPU kernels and shaders")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Copy, Clone, Debug, ValueEnum)]
+enum ViewArg {
+    Flat,
+    Structured,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Parse an `.oxir` file and print it back (`-` reads standard input).
+    Print {
+        file: PathBuf,
+        /// Print blocks in layout order (the default).
+        #[arg(long, conflicts_with = "structured")]
+        flat: bool,
+        /// Nest blocks under the structured constructs that own them.
+        #[arg(long)]
+        structured: bool,
+    },
+    /// Parse and verify an `.oxir` file; exit 1 with every error when it is invalid.
+    Verify {
+        file: PathBuf,
+        /// Turn on a verifier option (repeatable): terminated-blocks, reachable-blocks,
+        /// no-block-params, no-unstructured-control-flow, unique-merge-blocks,
+        /// canonical-break-continue-targets, or `all`.
+        #[arg(long = "require", value_name = "OPTION")]
+        require: Vec<String>,
+        /// On success, print the verified module in this view.
+        #[arg(long, value_name = "VIEW")]
+        print: Option<ViewArg>,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Failure::Rejected) => ExitCode::from(1),
+        Err(Failure::Usage(message)) => {
+            eprintln!("error: {message}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn read_input(path: &Path) -> Result<String, Failure> {
+    if path == Path::new("-") {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
+            .map_err(|e| Failure::Usage(format!("cannot read standard input: {e}")))?;
+        return Ok(text);
+    }
+    let bytes = std::fs::read(path).map_err(|e| Failure::Usage(format!("cannot read {}: {e}", path.display())))?;
+    String::from_utf8(bytes).map_err(|e| {
+        eprintln!("error: {}: input is not UTF-8 (byte {})", path.display(), e.utf8_error().valid_up_to());
+        Failure::Rejected
+    })
+}
+
+fn parse_file(path: &Path) -> Result<(Module, String), Failure> {
+    let text = read_input(path)?;
+    match oxir_ir::parser::parse_module(&text) {
+        Ok(module) => Ok((module, text)),
+        Err(error) => {
+            report_parse_error(path, &text, &error);
+            Err(Failure::Rejected)
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<(), Failure> {
+    match cli.command {
+        Command::Print { file, flat: _, structured } => {
+            let (module, _) = parse_file(&file)?;
+            let view = if structured { View::Structured } else { View::Flat };
+            print!("{}", print_module(&module, view));
+            Ok(())
+        }
+        Command::Verify { file, require, print } => {
+            let mut options = VerifierOptions::default();
+            for name in &require {
+                if name == "all" {
+                    options = VerifierOptions::all();
+                } else {
+                    options.enable(name).map_err(Failure::Usage)?;
+                }
+            }
+            let (module, _) = parse_file(&file)?;
+            let report = verify_module(&module, &options);
+            if !report.succeeded() {
+                report_verifier_errors(&file, &module, &report);
+                return Err(Failure::Rejected);
+            }
+            match print {
+                Some(ViewArg::Flat) => print!("{}", print_module(&module, View::Flat)),
+                Some(ViewArg::Structured) => print!("{}", print_module(&module, View::Structured)),
+                None => eprintln!(
+                    "{}: ok ({} functions, {} instructions)",
+                    file.display(),
+                    module.functions.len(),
+                    module.inst_count()
+                ),
+            }
+            Ok(())
+        }
+    }
+}

@@ -52,6 +52,7 @@ pub mod entities;
 pub mod function;
 pub mod instructions;
 pub mod layout;
+mod lexer;
 pub mod metadata;
 pub mod module;
 pub mod ops;

@@ -54,51 +54,107 @@ pub enum BuildError {
     /// Wrong number of value operands.
     #[error("`{opcode}` takes {expected} operands, found {found}")]
     Arity {
+        /// The instruction's opcode.
         opcode: Opcode,
+        /// What the op table declares.
         expected: Arity,
+        /// What was given.
         found: usize,
     },
     /// The payload variant does not match the opcode's format.
     #[error("`{opcode}` uses payload format {expected:?}, found {found:?}")]
     Format {
+        /// The instruction's opcode.
         opcode: Opcode,
+        /// What the op table declares.
         expected: Format,
+        /// What was given.
         found: Format,
     },
     /// An operand or edge argument is not a value of this function.
     #[error("`{opcode}`: {value} is not a value of this function")]
-    InvalidValue { opcode: Opcode, value: Value },
+    InvalidValue {
+        /// The instruction's opcode.
+        opcode: Opcode,
+        /// The offending value.
+        value: Value,
+    },
     /// A branch target or structural role is not a block of this function.
     #[error("`{opcode}`: {block} is not a block of this function")]
-    InvalidBlock { opcode: Opcode, block: Block },
+    InvalidBlock {
+        /// The instruction's opcode.
+        opcode: Opcode,
+        /// The offending block.
+        block: Block,
+    },
     /// The entry block is never a branch target.
     #[error("`{opcode}`: the entry block {block} cannot be a branch target")]
-    EntryTarget { opcode: Opcode, block: Block },
+    EntryTarget {
+        /// The instruction's opcode.
+        opcode: Opcode,
+        /// The offending block.
+        block: Block,
+    },
     /// The callee is not a function of this module.
     #[error("`{opcode}`: {func} is not a function of this module")]
-    UnknownFunction { opcode: Opcode, func: Func },
+    UnknownFunction {
+        /// The instruction's opcode.
+        opcode: Opcode,
+        /// The unknown callee.
+        func: Func,
+    },
     /// The type rule (or a control-flow rule) rejected the instruction.
     #[error("invalid `{opcode}`: {message}")]
-    Type { opcode: Opcode, message: String },
+    Type {
+        /// The instruction's opcode.
+        opcode: Opcode,
+        /// What the rule says.
+        message: String,
+    },
     /// The builder has no insertion point.
     #[error("`{opcode}`: no insertion point (switch to a block first)")]
-    NoPosition { opcode: Opcode },
+    NoPosition {
+        /// The instruction's opcode.
+        opcode: Opcode,
+    },
     /// The insertion block already ends with a terminator.
     #[error("`{opcode}`: {block} already ends with a terminator")]
-    Terminated { opcode: Opcode, block: Block },
+    Terminated {
+        /// The instruction's opcode.
+        opcode: Opcode,
+        /// The offending block.
+        block: Block,
+    },
     /// A terminator can only be appended at the end of a block.
     #[error("`{opcode}` is a terminator and cannot be inserted before {inst}")]
-    TerminatorNotAtEnd { opcode: Opcode, inst: Inst },
+    TerminatorNotAtEnd {
+        /// The instruction's opcode.
+        opcode: Opcode,
+        /// The insertion point.
+        inst: Inst,
+    },
     /// The insertion point is before an instruction that is not in a block.
     #[error("`{opcode}`: insertion point {inst} is not placed in a block")]
-    UnplacedInst { opcode: Opcode, inst: Inst },
+    UnplacedInst {
+        /// The instruction's opcode.
+        opcode: Opcode,
+        /// The insertion point.
+        inst: Inst,
+    },
     /// Two cases of a switch have the same (canonical) label.
     #[error("`{opcode}`: duplicate case label {label:#x}")]
-    DuplicateLabel { opcode: Opcode, label: u64 },
+    DuplicateLabel {
+        /// The instruction's opcode.
+        opcode: Opcode,
+        /// The repeated label.
+        label: u64,
+    },
     /// A family-specific helper was given an opcode of another family.
     #[error("`{opcode}` is not {expected}")]
     WrongFamily {
+        /// The instruction's opcode.
         opcode: Opcode,
+        /// What the op table declares.
         expected: &'static str,
     },
 }

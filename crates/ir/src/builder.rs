@@ -72,91 +72,39 @@ pub enum BuildError {
         found: Format,
     },
     /// An operand or edge argument is not a value of this function.
-    #[error("`{opcode}`: {value} is not a value of this function")]
-    InvalidValue {
-        /// The instruction's opcode.
-        opcode: Opcode,
-        /// The offending value.
-        value: Value,
-    },
-    /// A branch target or structural role is not a block of this function.
-    #[error("`{opcode}`: {block} is not a block of this function")]
-    InvalidBlock {
-        /// The instruction's opcode.
-        opcode: Opcode,
-        /// The offending block.
-        block: Block,
-    },
+    #[error("`{0}`: {1} is not a value of this function")]
+    InvalidValue(Opcode, Value),
+    /// A branch target, structural role or insertion block is not a block of this function.
+    #[error("`{0}`: {1} is not a block of this function")]
+    InvalidBlock(Opcode, Block),
     /// The entry block is never a branch target.
-    #[error("`{opcode}`: the entry block {block} cannot be a branch target")]
-    EntryTarget {
-        /// The instruction's opcode.
-        opcode: Opcode,
-        /// The offending block.
-        block: Block,
-    },
+    #[error("`{0}`: the entry block {1} cannot be a branch target")]
+    EntryTarget(Opcode, Block),
     /// The callee is not a function of this module.
-    #[error("`{opcode}`: {func} is not a function of this module")]
-    UnknownFunction {
-        /// The instruction's opcode.
-        opcode: Opcode,
-        /// The unknown callee.
-        func: Func,
-    },
-    /// The type rule (or a control-flow rule) rejected the instruction.
-    #[error("invalid `{opcode}`: {message}")]
-    Type {
-        /// The instruction's opcode.
-        opcode: Opcode,
-        /// What the rule says.
-        message: String,
-    },
+    #[error("`{0}`: {1} is not a function of this module")]
+    UnknownFunction(Opcode, Func),
+    /// The type rule (or a control-flow rule) rejected the instruction: the message.
+    #[error("invalid `{0}`: {1}")]
+    Type(Opcode, String),
     /// The builder has no insertion point.
-    #[error("`{opcode}`: no insertion point (switch to a block first)")]
-    NoPosition {
-        /// The instruction's opcode.
-        opcode: Opcode,
-    },
+    #[error("`{0}`: no insertion point (switch to a block first)")]
+    NoPosition(Opcode),
     /// The insertion block already ends with a terminator.
-    #[error("`{opcode}`: {block} already ends with a terminator")]
-    Terminated {
-        /// The instruction's opcode.
-        opcode: Opcode,
-        /// The offending block.
-        block: Block,
-    },
-    /// A terminator can only be appended at the end of a block.
-    #[error("`{opcode}` is a terminator and cannot be inserted before {inst}")]
-    TerminatorNotAtEnd {
-        /// The instruction's opcode.
-        opcode: Opcode,
-        /// The insertion point.
-        inst: Inst,
-    },
+    #[error("`{0}`: {1} already ends with a terminator")]
+    Terminated(Opcode, Block),
+    /// A terminator can only be appended at the end of a block, not inserted before an
+    /// instruction.
+    #[error("`{0}` is a terminator and cannot be inserted before {1}")]
+    TerminatorNotAtEnd(Opcode, Inst),
     /// The insertion point is before an instruction that is not in a block.
-    #[error("`{opcode}`: insertion point {inst} is not placed in a block")]
-    UnplacedInst {
-        /// The instruction's opcode.
-        opcode: Opcode,
-        /// The insertion point.
-        inst: Inst,
-    },
+    #[error("`{0}`: insertion point {1} is not placed in a block")]
+    UnplacedInst(Opcode, Inst),
     /// Two cases of a switch have the same (canonical) label.
-    #[error("`{opcode}`: duplicate case label {label:#x}")]
-    DuplicateLabel {
-        /// The instruction's opcode.
-        opcode: Opcode,
-        /// The repeated label.
-        label: u64,
-    },
-    /// A family-specific helper was given an opcode of another family.
-    #[error("`{opcode}` is not {expected}")]
-    WrongFamily {
-        /// The instruction's opcode.
-        opcode: Opcode,
-        /// What the op table declares.
-        expected: &'static str,
-    },
+    #[error("`{0}`: duplicate case label {1:#x}")]
+    DuplicateLabel(Opcode, u64),
+    /// A family-specific helper was given an opcode of another family (what it expects).
+    #[error("`{0}` is not {1}")]
+    WrongFamily(Opcode, &'static str),
 }
 
 /// Blocks created by [`FunctionBuilder::if_`].
@@ -449,20 +397,20 @@ impl<'m> FunctionBuilder<'m> {
     fn check_position(&self, opcode: Opcode) -> Result<(), BuildError> {
         let f = self.function();
         match self.position {
-            Position::Unset => Err(BuildError::NoPosition { opcode }),
+            Position::Unset => Err(BuildError::NoPosition(opcode)),
             Position::End(block) if !f.dfg.block_is_valid(block) => {
-                Err(BuildError::InvalidBlock { opcode, block })
+                Err(BuildError::InvalidBlock(opcode, block))
             }
             Position::End(block) if f.terminator(block).is_some() => {
-                Err(BuildError::Terminated { opcode, block })
+                Err(BuildError::Terminated(opcode, block))
             }
             Position::Before(inst)
                 if !f.dfg.inst_is_valid(inst) || f.layout.inst_block(inst).is_none() =>
             {
-                Err(BuildError::UnplacedInst { opcode, inst })
+                Err(BuildError::UnplacedInst(opcode, inst))
             }
             Position::Before(inst) if opcode.is_terminator() => {
-                Err(BuildError::TerminatorNotAtEnd { opcode, inst })
+                Err(BuildError::TerminatorNotAtEnd(opcode, inst))
             }
             Position::End(_) | Position::Before(_) => Ok(()),
         }
@@ -472,12 +420,12 @@ impl<'m> FunctionBuilder<'m> {
     fn check_entities(&self, data: &InstData) -> Result<(), BuildError> {
         let (opcode, f) = (data.opcode, self.function());
         if let Some(value) = data.all_values().find(|&v| !f.dfg.value_is_valid(v)) {
-            return Err(BuildError::InvalidValue { opcode, value });
+            return Err(BuildError::InvalidValue(opcode, value));
         }
         let targets = data.payload.edges().into_iter().map(|e| e.block);
         for block in targets.chain(data.payload.roles()) {
             if !f.dfg.block_is_valid(block) {
-                return Err(BuildError::InvalidBlock { opcode, block });
+                return Err(BuildError::InvalidBlock(opcode, block));
             }
         }
         if let Some(block) = data
@@ -487,11 +435,11 @@ impl<'m> FunctionBuilder<'m> {
             .map(|e| e.block)
             .find(|&b| Some(b) == f.entry_block())
         {
-            return Err(BuildError::EntryTarget { opcode, block });
+            return Err(BuildError::EntryTarget(opcode, block));
         }
         match data.payload {
             Payload::Callee(func) if self.module.functions.get(func).is_none() => {
-                Err(BuildError::UnknownFunction { opcode, func })
+                Err(BuildError::UnknownFunction(opcode, func))
             }
             _ => Ok(()),
         }
@@ -514,7 +462,7 @@ impl<'m> FunctionBuilder<'m> {
                 {
                     let message =
                         format!("case label {bad:#x} is not canonical for {}", scalar.name());
-                    return Err(BuildError::Type { opcode, message });
+                    return Err(BuildError::Type(opcode, message));
                 }
                 check_distinct(opcode, labels)?;
             }
@@ -542,7 +490,7 @@ impl<'m> FunctionBuilder<'m> {
         } else {
             return Ok(());
         };
-        Err(BuildError::Type { opcode, message })
+        Err(BuildError::Type(opcode, message))
     }
 
     /// The scalar type of `v` when it satisfies `ok`; otherwise a type error saying `what`.
@@ -555,20 +503,14 @@ impl<'m> FunctionBuilder<'m> {
     ) -> Result<Scalar, BuildError> {
         let dfg = &self.function().dfg;
         if !dfg.value_is_valid(v) {
-            return Err(BuildError::InvalidValue {
-                opcode: op,
-                value: v,
-            });
+            return Err(BuildError::InvalidValue(op, v));
         }
         let ty = dfg.value_type(v);
         match self.module.types.try_get(ty) {
             Some(TypeData::Scalar(s)) if ok(s) => Ok(*s),
             _ => {
                 let message = format!("{what}, found {}", self.module.types.display(ty));
-                Err(BuildError::Type {
-                    opcode: op,
-                    message,
-                })
+                Err(BuildError::Type(op, message))
             }
         }
     }
@@ -619,7 +561,7 @@ impl<'m> FunctionBuilder<'m> {
             _ => None,
         };
         let inferred = check_instruction(types, data, operands, declared, callee)
-            .map_err(|message| BuildError::Type { opcode, message })?;
+            .map_err(BuildError::Type(opcode, message))?;
         let is_void = |ty: Type| matches!(types.try_get(ty), Some(TypeData::Void));
         let result = inferred.filter(|&ty| !is_void(ty));
         if let Some(declared) = declared {
@@ -839,7 +781,7 @@ impl<'m> FunctionBuilder<'m> {
 
     fn require_family(&self, opcode: Opcode, ok: bool, expected: &'static str) {
         if !ok {
-            panic!("{}", BuildError::WrongFamily { opcode, expected });
+            panic!("{}", BuildError::WrongFamily(opcode, expected));
         }
     }
 
@@ -1211,6 +1153,7 @@ mod tests {
     use crate::function::AbiParam;
     use crate::module::{GlobalData, ResourceBinding};
     use crate::types::StorageAccess;
+    use Opcode as O;
 
     fn opcodes(b: &FunctionBuilder, block: Block) -> Vec<Opcode> {
         let f = b.function();
@@ -1220,10 +1163,36 @@ mod tests {
             .collect()
     }
 
-    fn terminator(b: &FunctionBuilder, block: Block) -> InstData {
+    fn terminator(b: &FunctionBuilder, block: Block) -> Payload {
         let f = b.function();
-        let t = f.terminator(block).expect("block is terminated");
-        f.dfg.inst(t).clone()
+        f.dfg
+            .inst(f.terminator(block).expect("terminated"))
+            .payload
+            .clone()
+    }
+
+    fn type_of(b: &FunctionBuilder, v: Value) -> String {
+        b.module()
+            .types
+            .display(b.function().dfg.value_type(v))
+            .to_string()
+    }
+
+    /// The error message of an instruction that must be rejected.
+    fn error(b: &mut FunctionBuilder, op: Opcode, args: &[Value], payload: Payload) -> String {
+        let before = (b.function().dfg.num_insts(), b.function().dfg.values.len());
+        let message = b.try_ins(op, args, payload, None).unwrap_err().to_string();
+        let after = (b.function().dfg.num_insts(), b.function().dfg.values.len());
+        assert_eq!(before, after, "a failed try_ins created something");
+        message
+    }
+
+    fn callable(m: &mut Module, params: &[Type], ret: Option<Type>) -> (Func, Vec<Value>) {
+        let params = params.iter().map(|&t| AbiParam::new(t)).collect();
+        let returns = ret.into_iter().map(AbiParam::new).collect();
+        let sig = Signature { params, returns };
+        let f = FunctionBuilder::create_function(m, "f", FunctionKind::Callable, sig);
+        (f, FunctionBuilder::new(m, f).params())
     }
 
     /// A kernel: `buf[id] += 1` when in range, then a four-iteration loop with a barrier.
@@ -1231,16 +1200,19 @@ mod tests {
     fn builds_a_compute_kernel() {
         let mut m = Module::new();
         let u32_ty = m.types.u32();
-        let arr = m.types.runtime_array(u32_ty);
+        let ty = m.types.runtime_array(u32_ty);
+        let space = AddressSpace::Storage(StorageAccess::ReadWrite);
+        let binding = Some(ResourceBinding {
+            group: 0,
+            binding: 0,
+        });
+        let name = "buf".to_string();
         let buf = m.add_global(GlobalData {
-            name: "buf".into(),
-            space: AddressSpace::Storage(StorageAccess::ReadWrite),
-            ty: arr,
+            name,
+            space,
+            ty,
             init: None,
-            binding: Some(ResourceBinding {
-                group: 0,
-                binding: 0,
-            }),
+            binding,
         });
         let kind = FunctionKind::Kernel {
             workgroup_size: [64, 1, 1],
@@ -1250,13 +1222,12 @@ mod tests {
         let entry = b.entry_block().unwrap();
         assert!(b.params().is_empty());
 
-        let id = b.special(Opcode::DispatchId);
+        let id = b.special(O::DispatchId);
         let x = b.extract(id, &[0]);
         let p = b.global_addr(buf);
         let len = b.array_length(p);
         let in_range = b.lt(x, len);
         let ifb = b.if_(in_range);
-
         b.switch_to_block(ifb.then_block);
         let elem = b.access(p, &[x]);
         let old = b.load(elem);
@@ -1290,169 +1261,140 @@ mod tests {
         b.switch_to_block(lp.merge);
         b.ret(&[]);
 
-        use Opcode as O;
-        assert_eq!(
-            opcodes(&b, entry),
-            [O::DispatchId, O::Extract, O::ArrayLength, O::Lt, O::If]
+        let expected: [(Block, &[Opcode]); 8] = [
+            (
+                entry,
+                &[O::DispatchId, O::Extract, O::ArrayLength, O::Lt, O::If],
+            ),
+            (
+                ifb.then_block,
+                &[O::Access, O::Load, O::Add, O::Store, O::Br],
+            ),
+            (ifb.else_block, &[O::Br]),
+            (ifb.merge, &[O::Alloca, O::Store, O::Loop]),
+            (lp.prepare, &[O::Load, O::Lt, O::CondBr]),
+            (lp.body, &[O::WorkgroupBarrier, O::Br]),
+            (lp.update, &[O::Load, O::Add, O::Store, O::Br]),
+            (lp.merge, &[O::Return]),
+        ];
+        for (block, ops) in expected {
+            assert_eq!(opcodes(&b, block), ops, "{block}");
+        }
+        let (then_dest, else_dest) = (
+            BlockCall::new(ifb.then_block),
+            BlockCall::new(ifb.else_block),
         );
+        let merge = Some(ifb.merge);
         assert_eq!(
-            opcodes(&b, ifb.then_block),
-            [O::Access, O::Load, O::Add, O::Store, O::Br]
-        );
-        assert_eq!(opcodes(&b, ifb.else_block), [O::Br]);
-        assert_eq!(opcodes(&b, ifb.merge), [O::Alloca, O::Store, O::Loop]);
-        assert_eq!(opcodes(&b, lp.prepare), [O::Load, O::Lt, O::CondBr]);
-        assert_eq!(opcodes(&b, lp.body), [O::WorkgroupBarrier, O::Br]);
-        assert_eq!(opcodes(&b, lp.update), [O::Load, O::Add, O::Store, O::Br]);
-        assert_eq!(opcodes(&b, lp.merge), [O::Return]);
-
-        let t = terminator(&b, entry);
-        assert_eq!(t.args.as_slice(), &[in_range]);
-        assert_eq!(
-            t.payload,
+            terminator(&b, entry),
             Payload::If {
-                then_dest: BlockCall::new(ifb.then_block),
-                else_dest: BlockCall::new(ifb.else_block),
-                merge: Some(ifb.merge)
+                then_dest,
+                else_dest,
+                merge
             }
         );
-        let t = terminator(&b, ifb.merge);
+        let (prepare, body, update, merge) =
+            (BlockCall::new(lp.prepare), lp.body, lp.update, lp.merge);
         assert_eq!(
-            t.payload,
+            terminator(&b, ifb.merge),
             Payload::Loop {
-                prepare: BlockCall::new(lp.prepare),
-                body: lp.body,
-                update: lp.update,
-                merge: lp.merge
+                prepare,
+                body,
+                update,
+                merge
             }
         );
+        let back_edge = Payload::Jump(BlockCall::new(lp.prepare));
+        assert_eq!(terminator(&b, lp.update), back_edge);
+        let f = b.function();
         assert_eq!(
-            terminator(&b, lp.update).payload,
-            Payload::Jump(BlockCall::new(lp.prepare))
+            f.dfg.inst(f.terminator(entry).unwrap()).args.as_slice(),
+            &[in_range]
         );
 
-        // Inferred types.
-        let types = &b.module().types;
+        assert_eq!(type_of(&b, id), "vec3<u32>");
+        assert_eq!(type_of(&b, x), "u32");
+        assert_eq!(type_of(&b, p), "ptr<storage(read_write), array<u32>>");
+        assert_eq!(type_of(&b, elem), "ptr<storage(read_write), u32>");
+        assert_eq!(type_of(&b, in_range), "bool");
+        assert_eq!(type_of(&b, slot), "ptr<function, u32>");
         let dfg = &b.function().dfg;
-        assert_eq!(types.display(dfg.value_type(id)).to_string(), "vec3<u32>");
-        assert_eq!(dfg.value_type(x), u32_ty);
-        assert_eq!(
-            types.display(dfg.value_type(p)).to_string(),
-            "ptr<storage(read_write), array<u32>>"
-        );
-        assert_eq!(
-            types.display(dfg.value_type(elem)).to_string(),
-            "ptr<storage(read_write), u32>"
-        );
-        assert_eq!(types.display(dfg.value_type(in_range)).to_string(), "bool");
-        assert_eq!(
-            types.display(dfg.value_type(slot)).to_string(),
-            "ptr<function, u32>"
-        );
         assert_eq!(dfg.inst_result(st), None);
         let md = dfg.metadata(st).unwrap();
         assert_eq!(md.name.as_deref(), Some("bump"));
-        assert_eq!(md.location.as_ref().map(|l| l.line), Some(3));
-        // Constants are shared per function.
-        assert_eq!(b.uconst(Scalar::U32, 1), one);
-    }
-
-    fn callable(m: &mut Module, params: &[Type], ret: Option<Type>) -> Func {
-        let sig = Signature {
-            params: params.iter().map(|&t| AbiParam::new(t)).collect(),
-            returns: ret.into_iter().map(AbiParam::new).collect(),
-        };
-        FunctionBuilder::create_function(m, "f", FunctionKind::Callable, sig)
+        assert_eq!(
+            md.location.as_ref().map(|l| (l.line, l.column)),
+            Some((3, 5))
+        );
+        assert_eq!(
+            b.uconst(Scalar::U32, 1),
+            one,
+            "constants are shared per function"
+        );
     }
 
     #[test]
     fn errors_leave_the_function_unchanged() {
         let mut m = Module::new();
         let (i32_ty, f32_ty) = (m.types.i32(), m.types.f32());
-        let f = callable(&mut m, &[i32_ty, f32_ty], Some(i32_ty));
+        let (f, params) = callable(&mut m, &[i32_ty, f32_ty], Some(i32_ty));
         let mut b = FunctionBuilder::new(&mut m, f);
-        let [a, x] = b.params()[..] else {
-            panic!("two params")
+        let (a, x, entry) = (params[0], params[1], b.entry_block().unwrap());
+        let none = || Payload::None;
+        let msg = error(&mut b, O::Add, &[a, x], none());
+        assert!(
+            msg.starts_with("invalid `add`: `add` operand 1 has type f32"),
+            "{msg}"
+        );
+        let msg = error(&mut b, O::Add, &[a], none());
+        assert_eq!(msg, "`add` takes exactly 2 operands, found 1");
+        let msg = error(&mut b, O::Extract, &[a], none());
+        assert_eq!(msg, "`extract` uses payload format Indices, found Plain");
+        let msg = error(&mut b, O::Neg, &[Value::from_u32(999)], none());
+        assert_eq!(msg, "`neg`: v999 is not a value of this function");
+        let msg = b
+            .try_ins(O::Add, &[a, a], none(), Some(f32_ty))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            msg.contains("declared result type f32, the type rule gives i32"),
+            "{msg}"
+        );
+        let msg = error(&mut b, O::Br, &[], Payload::Jump(BlockCall::new(entry)));
+        assert!(msg.contains("entry block"), "{msg}");
+        let msg = error(
+            &mut b,
+            O::Br,
+            &[],
+            Payload::Jump(BlockCall::new(Block::from_u32(50))),
+        );
+        assert_eq!(msg, "`br`: block50 is not a block of this function");
+        let msg = error(&mut b, O::Return, &[x], none());
+        assert!(
+            msg.contains("returned value 0 has type f32, the signature says i32"),
+            "{msg}"
+        );
+        let msg = error(&mut b, O::Call, &[], Payload::Callee(Func::from_u32(7)));
+        assert_eq!(msg, "`call`: func7 is not a function of this module");
+        let other = BlockCall::new(b.create_block());
+        let cond_br = Payload::CondBranch {
+            then_dest: other.clone(),
+            else_dest: other,
         };
-        let before = b.function().dfg.num_insts();
-
-        let err = b
-            .try_ins(Opcode::Add, &[a, x], Payload::None, None)
-            .unwrap_err();
-        assert!(
-            matches!(
-                err,
-                BuildError::Type {
-                    opcode: Opcode::Add,
-                    ..
-                }
-            ),
-            "{err}"
-        );
-        assert!(err.to_string().contains("add"), "{err}");
-        let err = b
-            .try_ins(Opcode::Add, &[a], Payload::None, None)
-            .unwrap_err();
-        assert_eq!(
-            err,
-            BuildError::Arity {
-                opcode: Opcode::Add,
-                expected: Arity::Fixed(2),
-                found: 1
-            }
-        );
-        assert_eq!(err.to_string(), "`add` takes exactly 2 operands, found 1");
-        let err = b
-            .try_ins(Opcode::Extract, &[a], Payload::None, None)
-            .unwrap_err();
-        assert!(matches!(err, BuildError::Format { .. }));
-        let bogus = Value::from_u32(999);
-        let err = b
-            .try_ins(Opcode::Neg, &[bogus], Payload::None, None)
-            .unwrap_err();
-        assert_eq!(
-            err,
-            BuildError::InvalidValue {
-                opcode: Opcode::Neg,
-                value: bogus
-            }
-        );
-        let err = b
-            .try_ins(Opcode::Add, &[a, a], Payload::None, Some(f32_ty))
-            .unwrap_err();
-        assert!(
-            err.to_string().contains("declared result type f32"),
-            "{err}"
-        );
-        let entry = b.entry_block().unwrap();
-        let err = b
-            .try_ins(Opcode::Br, &[], Payload::Jump(BlockCall::new(entry)), None)
-            .unwrap_err();
-        assert!(matches!(err, BuildError::EntryTarget { .. }));
-        let err = b
-            .try_ins(Opcode::Return, &[x], Payload::None, None)
-            .unwrap_err();
-        assert!(err.to_string().contains("signature"), "{err}");
-        let err = b
-            .try_ins(Opcode::Call, &[], Payload::Callee(Func::from_u32(7)), None)
-            .unwrap_err();
-        assert!(matches!(err, BuildError::UnknownFunction { .. }));
-        assert_eq!(b.function().dfg.num_insts(), before);
+        let msg = error(&mut b, O::CondBr, &[a], cond_br);
+        assert!(msg.contains("condition must be bool, found i32"), "{msg}");
         assert_eq!(b.function().layout.block_insts(entry).count(), 0);
 
-        // A valid instruction after the errors, then nothing after the terminator.
         let sum = b.add(a, a);
         b.ret(&[sum]);
-        let err = b
-            .try_ins(Opcode::Neg, &[a], Payload::None, None)
-            .unwrap_err();
-        assert_eq!(
-            err,
-            BuildError::Terminated {
-                opcode: Opcode::Neg,
-                block: entry
-            }
-        );
+        let msg = error(&mut b, O::Neg, &[a], none());
+        assert_eq!(msg, "`neg`: block0 already ends with a terminator");
+        b.insert_before(b.function().terminator(entry).unwrap());
+        let n = b.neg(a);
+        assert_eq!(opcodes(&b, entry), [O::Add, O::Neg, O::Return]);
+        assert_eq!(b.current_block(), Some(entry));
+        let msg = error(&mut b, O::Return, &[n], none());
+        assert!(msg.contains("cannot be inserted before"), "{msg}");
     }
 
     #[test]
@@ -1460,118 +1402,85 @@ mod tests {
     fn ins_panics_with_the_message() {
         let mut m = Module::new();
         let (i32_ty, f32_ty) = (m.types.i32(), m.types.f32());
-        let f = callable(&mut m, &[i32_ty, f32_ty], None);
-        let mut b = FunctionBuilder::new(&mut m, f);
-        let [a, x] = b.params()[..] else {
-            panic!("two params")
-        };
-        b.add(a, x);
+        let (f, params) = callable(&mut m, &[i32_ty, f32_ty], None);
+        FunctionBuilder::new(&mut m, f).add(params[0], params[1]);
     }
 
     #[test]
-    fn insert_before_and_constants() {
+    fn constants_are_canonical() {
         let mut m = Module::new();
-        let i32_ty = m.types.i32();
-        let f = callable(&mut m, &[i32_ty], Some(i32_ty));
+        let (f, _) = callable(&mut m, &[], None);
         let mut b = FunctionBuilder::new(&mut m, f);
-        let a = b.params()[0];
-        let r = b.ret(&[a]);
-        b.insert_before(r);
-        let n1 = b.neg(a);
-        let n2 = b.neg(n1);
-        assert_eq!(b.current_block(), b.entry_block());
-        let entry = b.entry_block().unwrap();
-        assert_eq!(
-            opcodes(&b, entry),
-            [Opcode::Neg, Opcode::Neg, Opcode::Return]
-        );
-        let err = b
-            .try_ins(Opcode::Return, &[n2], Payload::None, None)
-            .unwrap_err();
-        assert!(matches!(err, BuildError::TerminatorNotAtEnd { .. }));
-
-        let m1 = b.iconst(Scalar::I8, -1);
-        let h = b.fconst(Scalar::F16, 1.0);
-        let d = b.fconst(Scalar::F64, 0.5);
-        let t = b.bconst(true);
-        let module = b.module();
-        let bits = |v| match b.function().dfg.value_def(v) {
-            ValueDef::Const(c) => module.const_scalar_value(c).unwrap().1,
-            other => panic!("{other:?}"),
-        };
-        assert_eq!(bits(m1), u64::MAX);
-        assert_eq!(bits(h), 0x3c00);
-        assert_eq!(bits(d), 0.5f64.to_bits());
-        assert_eq!(bits(t), 1);
+        let values = [
+            (b.iconst(Scalar::I8, -1), u64::MAX),
+            (b.uconst(Scalar::U8, 0x1ff), 0xff),
+            (b.fconst(Scalar::F16, 1.0), 0x3c00),
+            (b.fconst(Scalar::F32, 1.0), 0x3f80_0000),
+            (b.fconst32(-0.0), 0x8000_0000),
+            (b.fconst(Scalar::F64, 0.5), 0.5f64.to_bits()),
+            (b.bconst(true), 1),
+        ];
+        for (v, bits) in values {
+            let ValueDef::Const(c) = b.function().dfg.value_def(v) else {
+                panic!("{v}")
+            };
+            assert_eq!(b.module().const_scalar_value(c).unwrap().1, bits, "{v}");
+        }
     }
 
     #[test]
     fn switch_labels_are_canonical_and_distinct() {
         let mut m = Module::new();
         let (i8_ty, u8_ty) = (m.types.scalar(Scalar::I8), m.types.scalar(Scalar::U8));
-        let f = callable(&mut m, &[i8_ty, u8_ty], None);
+        let (f, params) = callable(&mut m, &[i8_ty, u8_ty], None);
         let mut b = FunctionBuilder::new(&mut m, f);
-        let [s, u] = b.params()[..] else {
-            panic!("two params")
-        };
-        let entry = b.entry_block().unwrap();
+        let (s, u, entry) = (params[0], params[1], b.entry_block().unwrap());
         let sw = b.switch(s, &[-1, 3]);
-        let Payload::Switch { table, merge } = terminator(&b, entry).payload else {
+        let Payload::Switch { table, merge } = terminator(&b, entry) else {
             panic!("switch")
         };
         assert_eq!(merge, sw.merge);
+        let cases = vec![
+            (u64::MAX, BlockCall::new(sw.cases[0])),
+            (3, BlockCall::new(sw.cases[1])),
+        ];
         assert_eq!(
-            table.cases,
-            vec![
-                (u64::MAX, BlockCall::new(sw.cases[0])),
-                (3, BlockCall::new(sw.cases[1]))
-            ]
+            (table.cases, table.default),
+            (cases, BlockCall::new(sw.default))
         );
-        assert_eq!(table.default, BlockCall::new(sw.default));
 
         b.switch_to_block(sw.cases[0]);
         b.switch_br(u, &[(-1, sw.merge)], sw.merge);
-        let Payload::SwitchBranch(table) = terminator(&b, sw.cases[0]).payload else {
+        let Payload::SwitchBranch(table) = terminator(&b, sw.cases[0]) else {
             panic!("switch_br")
         };
         assert_eq!(table.cases[0].0, 0xff);
 
-        // Raw payloads are checked too: non-canonical and duplicate labels.
+        // Raw payloads are checked too.
         b.switch_to_block(sw.cases[1]);
         let raw = |labels: &[u64]| {
             let cases = labels
                 .iter()
                 .map(|&l| (l, BlockCall::new(sw.merge)))
                 .collect();
-            Payload::SwitchBranch(Box::new(SwitchTable {
-                cases,
-                default: BlockCall::new(sw.merge),
-            }))
+            let default = BlockCall::new(sw.merge);
+            Payload::SwitchBranch(Box::new(SwitchTable { cases, default }))
         };
-        let err = b
-            .try_ins(Opcode::SwitchBr, &[s], raw(&[0xff]), None)
-            .unwrap_err();
-        assert!(err.to_string().contains("not canonical"), "{err}");
-        let err = b
-            .try_ins(Opcode::SwitchBr, &[s], raw(&[1, 1]), None)
-            .unwrap_err();
+        let msg = error(&mut b, O::SwitchBr, &[s], raw(&[0xff]));
         assert_eq!(
-            err,
-            BuildError::DuplicateLabel {
-                opcode: Opcode::SwitchBr,
-                label: 1
-            }
+            msg,
+            "invalid `switch_br`: case label 0xff is not canonical for i8"
         );
+        let msg = error(&mut b, O::SwitchBr, &[s], raw(&[1, 1]));
+        assert_eq!(msg, "`switch_br`: duplicate case label 0x1");
     }
 
     #[test]
-    #[should_panic(expected = "duplicate case label 0xffffffffffffffff")]
+    #[should_panic(expected = "`switch`: duplicate case label 0xffffffffffffffff")]
     fn switch_rejects_labels_equal_after_truncation() {
         let mut m = Module::new();
         let i8_ty = m.types.scalar(Scalar::I8);
-        let f = callable(&mut m, &[i8_ty], None);
-        let mut b = FunctionBuilder::new(&mut m, f);
-        let s = b.params()[0];
-        b.switch(s, &[-1, 0xff]);
+        let (f, params) = callable(&mut m, &[i8_ty], None);
+        FunctionBuilder::new(&mut m, f).switch(params[0], &[-1, 0xff]);
     }
 }

@@ -36,6 +36,7 @@ use crate::module::Module;
 use crate::ops::{Arity, EffectClass, Format, Opcode, TypeRule};
 use crate::types::{AddressSpace, Scalar, ScalarKind, TypeData};
 use crate::typing::{check_instruction, Operand};
+use smallvec::SmallVec;
 
 /// Where the next instruction goes.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -526,7 +527,7 @@ impl<'m> FunctionBuilder<'m> {
     }
 
     /// Type and (for scalar integer constants) canonical bits of each operand.
-    fn operand_infos(&self, args: &[Value]) -> Vec<Operand> {
+    fn operand_infos(&self, args: &[Value]) -> SmallVec<[Operand; 4]> {
         let dfg = &self.function().dfg;
         args.iter()
             .map(|&v| {
@@ -561,7 +562,7 @@ impl<'m> FunctionBuilder<'m> {
             _ => None,
         };
         let inferred = check_instruction(types, data, operands, declared, callee)
-            .map_err(BuildError::Type(opcode, message))?;
+            .map_err(|message| BuildError::Type(opcode, message))?;
         let is_void = |ty: Type| matches!(types.try_get(ty), Some(TypeData::Void));
         let result = inferred.filter(|&ty| !is_void(ty));
         if let Some(declared) = declared {
@@ -571,13 +572,10 @@ impl<'m> FunctionBuilder<'m> {
                     Some(ty) => types.display(ty).to_string(),
                     None => "no result".to_string(),
                 };
-                return Err(BuildError::Type {
-                    opcode,
-                    message: format!(
-                        "declared result type {}, the type rule gives {shown}",
-                        types.display(declared)
-                    ),
-                });
+                let declared = types.display(declared);
+                let message =
+                    format!("declared result type {declared}, the type rule gives {shown}");
+                return Err(BuildError::Type(opcode, message));
             }
         }
         Ok(result)
@@ -1139,10 +1137,7 @@ fn switch_table(cases: impl Iterator<Item = (u64, Block)>, default: Block) -> Bo
 fn check_distinct(opcode: Opcode, mut labels: Vec<u64>) -> Result<(), BuildError> {
     labels.sort_unstable();
     match labels.windows(2).find(|w| w[0] == w[1]) {
-        Some(w) => Err(BuildError::DuplicateLabel {
-            opcode,
-            label: w[0],
-        }),
+        Some(w) => Err(BuildError::DuplicateLabel(opcode, w[0])),
         None => Ok(()),
     }
 }
@@ -1331,6 +1326,10 @@ mod tests {
             one,
             "constants are shared per function"
         );
+        let mut options = crate::verifier::VerifierOptions::all();
+        options.require_no_unstructured_control_flow = false; // `prepare` ends with cond_br
+        let report = crate::verifier::verify_module(b.module(), &options);
+        assert!(report.succeeded(), "{report}");
     }
 
     #[test]

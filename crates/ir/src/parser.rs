@@ -19,7 +19,8 @@ use crate::function::{
     StageBinding,
 };
 use crate::instructions::{BlockCall, InstData, Payload, SwitchTable};
-use crate::lexer::{tokenize, Tok, Token};
+use crate::lexer::{column_of, LexError, Lexer, Tok, Token};
+use std::collections::VecDeque;
 use crate::metadata::{Metadata, SourceLocation, SpillKind};
 use crate::module::{GlobalData, Module, ResourceBinding};
 use crate::ops::{Format, Opcode};
@@ -53,22 +54,46 @@ const MAX_TYPE_DEPTH: u32 = 64;
 
 /// Parses a module from its text form.
 pub fn parse_module(text: &str) -> Result<Module, ParseError> {
-    let tokens = tokenize(text).map_err(|e| ParseError { line: e.line, column: e.column, message: e.message })?;
     // Entity numbers are bounded by the input size (with headroom for modules whose
-    // numbering has gaps after optimisation), so `v4294967295` cannot allocate 4G values.
-    let entity_limit = (text.len().saturating_mul(8)).max(1 << 20);
+    // numbering has gaps after optimisation), so `v4294967295` cannot allocate 4G values;
+    // they stay below the numbers reserved for deferred operands.
+    let entity_limit = text.len().saturating_mul(8).max(1 << 20).min(DEFERRED_BASE as usize);
+    let mut module = Module::new();
+    let void = module.types.void();
     let mut parser = Parser {
-        tokens,
-        pos: 0,
-        module: Module::new(),
+        src: text,
+        lexer: Lexer::new(text),
+        buf: VecDeque::with_capacity(4),
+        prev: None,
+        lex_error: None,
+        module,
+        void,
         consts: HashMap::new(),
         globals: HashMap::new(),
         functions: HashMap::new(),
         pending_calls: Vec::new(),
+        deferred: Vec::new(),
+        deferred_consts: HashMap::new(),
+        deferred_globals: HashMap::new(),
         entity_limit,
     };
-    parser.module()?;
-    Ok(parser.module)
+    parser.refill();
+    let result = parser.module();
+    if let Some(e) = parser.lex_error.take() {
+        return Err(ParseError { line: e.line, column: e.column, message: e.message });
+    }
+    result.map(|()| parser.module)
+}
+
+/// Value numbers from here up stand for constants and globals used in the function being
+/// parsed; they are replaced by real values when the function ends, so on-demand values
+/// never take a number the text names later.
+const DEFERRED_BASE: u32 = 0x7000_0000;
+
+#[derive(Copy, Clone)]
+enum Deferred {
+    Const(Const, Type),
+    Global(Global, Type),
 }
 
 struct PendingCall {
@@ -79,14 +104,23 @@ struct PendingCall {
     column: u32,
 }
 
-struct Parser {
-    tokens: Vec<Token>,
-    pos: usize,
+struct Parser<'a> {
+    src: &'a str,
+    lexer: Lexer<'a>,
+    /// Lookahead: always at least two tokens after `refill`.
+    buf: VecDeque<Token<'a>>,
+    /// The last consumed token, for errors that point at it and for `unbump`.
+    prev: Option<Token<'a>>,
+    lex_error: Option<LexError>,
     module: Module,
+    void: Type,
     consts: HashMap<u32, Const>,
     globals: HashMap<String, Global>,
     functions: HashMap<String, Func>,
     pending_calls: Vec<PendingCall>,
+    deferred: Vec<Deferred>,
+    deferred_consts: HashMap<Const, u32>,
+    deferred_globals: HashMap<Global, u32>,
     entity_limit: usize,
 }
 
@@ -101,32 +135,67 @@ fn entity_number(word: &str, prefix: &str) -> Option<u32> {
     digits.parse().ok()
 }
 
-impl Parser {
+impl<'a> Parser<'a> {
     // --- token helpers -------------------------------------------------------------------
 
-    fn peek(&self) -> &Tok {
-        &self.tokens[self.pos.min(self.tokens.len() - 1)].tok
-    }
-
-    fn peek_at(&self, ahead: usize) -> &Tok {
-        &self.tokens[(self.pos + ahead).min(self.tokens.len() - 1)].tok
-    }
-
-    fn token(&self) -> &Token {
-        &self.tokens[self.pos.min(self.tokens.len() - 1)]
-    }
-
-    fn bump(&mut self) -> Tok {
-        let tok = self.peek().clone();
-        if self.pos < self.tokens.len() - 1 {
-            self.pos += 1;
+    fn refill(&mut self) {
+        while self.buf.len() < 2 {
+            let token = match self.lexer.next_token() {
+                Ok(t) => t,
+                Err(e) => {
+                    let line = e.line;
+                    self.lex_error.get_or_insert(e);
+                    Token { tok: Tok::Eof, line, offset: self.src.len() }
+                }
+            };
+            let eof = token.tok == Tok::Eof;
+            self.buf.push_back(token);
+            if eof && self.buf.len() < 2 {
+                let again = self.buf.back().cloned().expect("just pushed");
+                self.buf.push_back(again);
+            }
         }
+    }
+
+    fn peek(&self) -> &Tok<'a> {
+        &self.buf[0].tok
+    }
+
+    fn peek_at(&self, ahead: usize) -> &Tok<'a> {
+        &self.buf[ahead.min(self.buf.len() - 1)].tok
+    }
+
+    fn bump(&mut self) -> Tok<'a> {
+        let token = self.buf.pop_front().expect("lookahead is filled");
+        let tok = token.tok.clone();
+        if tok == Tok::Eof {
+            self.buf.push_front(token.clone());
+        }
+        self.prev = Some(token);
+        self.refill();
         tok
     }
 
+    /// Steps back over the token `bump` just consumed.
+    fn unbump(&mut self) {
+        if let Some(token) = self.prev.take() {
+            self.buf.push_front(token);
+        }
+    }
+
+    fn error_at<T>(&self, token: &Token<'a>, message: impl Into<String>) -> PResult<T> {
+        if let Some(e) = &self.lex_error {
+            return Err(ParseError { line: e.line, column: e.column, message: e.message.clone() });
+        }
+        Err(ParseError { line: token.line, column: column_of(self.src, token.offset), message: message.into() })
+    }
+
     fn error<T>(&self, message: impl Into<String>) -> PResult<T> {
-        let t = self.token();
-        Err(ParseError { line: t.line, column: t.column, message: message.into() })
+        self.error_at(&self.buf[0], message)
+    }
+
+    fn position(&self) -> (u32, u32) {
+        (self.buf[0].line, column_of(self.src, self.buf[0].offset))
     }
 
     fn unexpected<T>(&self, expected: &str) -> PResult<T> {
@@ -152,7 +221,7 @@ impl Parser {
     }
 
     fn is_keyword(&self, word: &str) -> bool {
-        matches!(self.peek(), Tok::Ident(w) if w == word)
+        matches!(self.peek(), Tok::Ident(w) if *w == word)
     }
 
     fn expect_keyword(&mut self, word: &str) -> PResult<()> {
@@ -164,7 +233,7 @@ impl Parser {
         }
     }
 
-    fn ident(&mut self, what: &str) -> PResult<String> {
+    fn ident(&mut self, what: &str) -> PResult<&'a str> {
         match self.peek().clone() {
             Tok::Ident(w) => {
                 self.bump();
@@ -213,7 +282,7 @@ impl Parser {
             self.skip_newlines();
             match self.peek().clone() {
                 Tok::Eof => break,
-                Tok::Ident(word) => match word.as_str() {
+                Tok::Ident(word) => match word {
                     "struct" => self.struct_decl()?,
                     "const" => self.const_decl()?,
                     "global" => self.global_decl()?,
@@ -248,7 +317,7 @@ impl Parser {
         let name = match self.bump() {
             Tok::Struct(name) => name,
             _ => {
-                self.pos -= 1;
+                self.unbump();
                 return self.unexpected("a struct name `%Name`");
             }
         };
@@ -270,7 +339,7 @@ impl Parser {
                 self.expect(Tok::Colon)?;
                 let ty = self.ty()?;
                 let offset = if self.eat(&Tok::At) { Some(self.u32("a member offset")?) } else { None };
-                members.push(StructMember { name: member_name, ty, offset });
+                members.push(StructMember { name: member_name.to_string(), ty, offset });
                 if self.eat(&Tok::Comma) {
                     continue;
                 }
@@ -278,7 +347,7 @@ impl Parser {
                 break;
             }
         }
-        let declared = self.module.types.declare_struct(StructType { name: name.clone(), members, align });
+        let declared = self.module.types.declare_struct(StructType { name: name.to_string(), members, align });
         if self.module.types.struct_by_name(&name) != Some(declared) {
             return self.error(format!("struct `%{name}` duplicates the body of an earlier struct"));
         }
@@ -289,26 +358,26 @@ impl Parser {
         self.expect_keyword("const")?;
         let word = self.ident("a constant name `cN`")?;
         let Some(number) = entity_number(&word, "c") else {
-            self.pos -= 1;
+            self.unbump();
             return self.error(format!("expected a constant name `cN`, found `{word}`"));
         };
         if self.consts.contains_key(&number) {
-            self.pos -= 1;
+            self.unbump();
             return self.error(format!("constant `{word}` is already defined"));
         }
         self.expect(Tok::Colon)?;
         let ty = self.ty()?;
         self.expect(Tok::Equals)?;
         let kind = match self.peek().clone() {
-            Tok::Ident(w) if w == "zero" => {
+            Tok::Ident("zero") => {
                 self.bump();
                 ConstKind::Zero
             }
-            Tok::Ident(w) if w == "undef" => {
+            Tok::Ident("undef") => {
                 self.bump();
                 ConstKind::Undef
             }
-            Tok::Ident(w) if w == "bits" => {
+            Tok::Ident("bits") => {
                 self.bump();
                 self.expect(Tok::LParen)?;
                 let bits = self.uint("raw bits")?;
@@ -347,7 +416,7 @@ impl Parser {
         match entity_number(&word, "c").and_then(|n| self.consts.get(&n)) {
             Some(&c) => Ok(c),
             None => {
-                self.pos -= 1;
+                self.unbump();
                 self.error(format!("undefined constant `{word}`"))
             }
         }
@@ -357,8 +426,8 @@ impl Parser {
     fn scalar_literal(&mut self, scalar: Scalar) -> PResult<u64> {
         let tok = self.peek().clone();
         let bits = match (scalar.kind, &tok) {
-            (ScalarKind::Bool, Tok::Ident(w)) if w == "true" => 1,
-            (ScalarKind::Bool, Tok::Ident(w)) if w == "false" => 0,
+            (ScalarKind::Bool, Tok::Ident(w)) if *w == "true" => 1,
+            (ScalarKind::Bool, Tok::Ident(w)) if *w == "false" => 0,
             (ScalarKind::Sint | ScalarKind::Uint, Tok::Int { bits, negative }) => {
                 let width = u32::from(scalar.bits);
                 let fits = if scalar.is_signed() {
@@ -384,8 +453,8 @@ impl Parser {
                 Some(bits) => bits,
                 None => return self.error(format!("invalid {} literal `{text}`", scalar.name())),
             },
-            (ScalarKind::Float, Tok::Ident(w)) if w == "inf" => float_bits(scalar, "inf").unwrap_or(0),
-            (ScalarKind::Float, Tok::Ident(w)) if w == "nan" => {
+            (ScalarKind::Float, Tok::Ident(w)) if *w == "inf" => float_bits(scalar, "inf").unwrap_or(0),
+            (ScalarKind::Float, Tok::Ident(w)) if *w == "nan" => {
                 self.bump();
                 self.expect(Tok::LParen)?;
                 let bits = self.uint("NaN payload bits")?;
@@ -426,8 +495,8 @@ impl Parser {
             binding = Some(ResourceBinding { group, binding: number });
         }
         let init = if self.eat(&Tok::Equals) { Some(self.const_ref()?) } else { None };
-        let g = self.module.add_global(GlobalData { name: name.clone(), space, ty, init, binding });
-        self.globals.insert(name, g);
+        let g = self.module.add_global(GlobalData { name: name.to_string(), space, ty, init, binding });
+        self.globals.insert(name.to_string(), g);
         self.end_of_line()
     }
 
@@ -435,7 +504,7 @@ impl Parser {
 
     fn address_space(&mut self) -> PResult<AddressSpace> {
         let word = self.ident("an address space")?;
-        Ok(match word.as_str() {
+        Ok(match word {
             "function" => AddressSpace::Function,
             "private" => AddressSpace::Private,
             "workgroup" => AddressSpace::Workgroup,
@@ -449,7 +518,7 @@ impl Parser {
                 AddressSpace::Storage(access)
             }
             _ => {
-                self.pos -= 1;
+                self.unbump();
                 return self.error(format!("unknown address space `{word}`"));
             }
         })
@@ -460,7 +529,7 @@ impl Parser {
         match StorageAccess::from_name(&word) {
             Some(access) => Ok(access),
             None => {
-                self.pos -= 1;
+                self.unbump();
                 self.error(format!("unknown access mode `{word}`"))
             }
         }
@@ -474,7 +543,7 @@ impl Parser {
         self.expect(Tok::Less)?;
         let word = self.ident("a scalar type")?;
         let Some(scalar) = Scalar::from_name(&word) else {
-            self.pos -= 1;
+            self.unbump();
             return self.error(format!("expected a scalar type, found `{word}`"));
         };
         self.expect(Tok::Greater)?;
@@ -516,7 +585,7 @@ impl Parser {
                 return Ok(self.module.types.matrix(elem, columns, rows));
             }
         }
-        match word.as_str() {
+        match word {
             "array" => {
                 self.expect(Tok::Less)?;
                 let elem = self.ty_at_depth(depth + 1)?;
@@ -544,12 +613,12 @@ impl Parser {
                 let name = match self.bump() {
                     Tok::Str(s) => s,
                     _ => {
-                        self.pos -= 1;
+                        self.unbump();
                         return self.unexpected("a quoted opaque type name");
                     }
                 };
                 self.expect(Tok::Greater)?;
-                Ok(self.module.types.intern(TypeData::Opaque(name)))
+                Ok(self.module.types.intern(TypeData::Opaque(name.into_owned())))
             }
             _ => {
                 if let Some(rest) = word.strip_prefix("texture_storage_") {
@@ -557,7 +626,7 @@ impl Parser {
                     self.expect(Tok::Less)?;
                     let format_word = self.ident("a texel format")?;
                     let Some(format) = TexelFormat::from_name(&format_word) else {
-                        self.pos -= 1;
+                        self.unbump();
                         return self.error(format!("unknown texel format `{format_word}`"));
                     };
                     self.expect(Tok::Comma)?;
@@ -570,13 +639,13 @@ impl Parser {
                     self.expect(Tok::Less)?;
                     let kind_word = self.ident("`f32`, `i32`, `u32` or `depth`")?;
                     let Some(kind) = SampledKind::from_name(&kind_word) else {
-                        self.pos -= 1;
+                        self.unbump();
                         return self.error(format!("unknown sampled kind `{kind_word}`"));
                     };
                     self.expect(Tok::Greater)?;
                     return Ok(self.module.types.intern(TypeData::Texture { shape, kind }));
                 }
-                self.pos -= 1;
+                self.unbump();
                 self.error(format!("unknown type `{word}`"))
             }
         }
@@ -594,8 +663,8 @@ impl Parser {
         match TextureDim::from_name(dim_name) {
             Some(dim) => Ok(TextureShape { dim, arrayed, multisampled }),
             None => {
-                let t = &self.tokens[self.pos.saturating_sub(1)];
-                Err(ParseError { line: t.line, column: t.column, message: format!("unknown texture type `{word}`") })
+                let token = self.prev.clone().unwrap_or_else(|| self.buf[0].clone());
+                self.error_at(&token, format!("unknown texture type `{word}`"))
             }
         }
     }
@@ -608,7 +677,7 @@ impl Parser {
             self.expect(Tok::LParen)?;
             let name = self.ident("a built-in name")?;
             let Some(builtin) = Builtin::from_name(&name) else {
-                self.pos -= 1;
+                self.unbump();
                 return self.error(format!("unknown built-in `{name}`"));
             };
             self.expect(Tok::RParen)?;
@@ -622,13 +691,13 @@ impl Parser {
             if self.eat(&Tok::Comma) {
                 let kind_word = self.ident("an interpolation kind")?;
                 let Some(kind) = InterpolationKind::from_name(&kind_word) else {
-                    self.pos -= 1;
+                    self.unbump();
                     return self.error(format!("unknown interpolation `{kind_word}`"));
                 };
                 self.expect(Tok::Comma)?;
                 let sampling_word = self.ident("a sampling mode")?;
                 let Some(sampling) = Sampling::from_name(&sampling_word) else {
-                    self.pos -= 1;
+                    self.unbump();
                     return self.error(format!("unknown sampling `{sampling_word}`"));
                 };
                 interpolation = Some(Interpolation { kind, sampling });
@@ -652,7 +721,7 @@ impl Parser {
         }
         loop {
             let key = self.ident("a metadata item")?;
-            match key.as_str() {
+            match key {
                 "no_inline" => md.no_inline = true,
                 "signature_constraint" => md.signature_constraint = true,
                 "reg2mem_spill" => {
@@ -661,7 +730,7 @@ impl Parser {
                     md.reg2mem_spill = match SpillKind::from_name(&kind) {
                         Some(k) => Some(k),
                         None => {
-                            self.pos -= 1;
+                            self.unbump();
                             return self.error(format!("unknown spill kind `{kind}`"));
                         }
                     };
@@ -671,14 +740,14 @@ impl Parser {
                     let text = match self.bump() {
                         Tok::Str(s) => s,
                         _ => {
-                            self.pos -= 1;
+                            self.unbump();
                             return self.unexpected("a string");
                         }
                     };
                     if key == "name" {
-                        md.name = Some(text);
+                        md.name = Some(text.into_owned());
                     } else {
-                        md.comments.push(text);
+                        md.comments.push(text.into_owned());
                     }
                 }
                 "loc" => {
@@ -686,7 +755,7 @@ impl Parser {
                     let file = match self.bump() {
                         Tok::Str(s) => s,
                         _ => {
-                            self.pos -= 1;
+                            self.unbump();
                             return self.unexpected("a quoted file name");
                         }
                     };
@@ -694,10 +763,10 @@ impl Parser {
                     let line = self.u32("a line")?;
                     self.expect(Tok::Colon)?;
                     let column = self.u32("a column")?;
-                    md.location = Some(SourceLocation { file, line, column });
+                    md.location = Some(SourceLocation { file: file.into_owned(), line, column });
                 }
                 _ => {
-                    self.pos -= 1;
+                    self.unbump();
                     return self.error(format!("unknown metadata `{key}`"));
                 }
             }
@@ -743,7 +812,7 @@ impl Parser {
                 signature.returns.push(self.abi_param()?);
             }
         }
-        let kind = match keyword.as_str() {
+        let kind = match keyword {
             "kernel" => {
                 self.expect_keyword("workgroup_size")?;
                 self.expect(Tok::LParen)?;
@@ -761,54 +830,63 @@ impl Parser {
             _ => FunctionKind::External,
         };
         let metadata = self.metadata()?;
-        let mut function = Function::new(name.clone(), kind, signature);
+        let mut function = Function::new(name, kind, signature);
         function.metadata = metadata;
         let func = self.module.add_function(function);
-        self.functions.insert(name, func);
+        self.functions.insert(name.to_string(), func);
         if kind == FunctionKind::External && *self.peek() != Tok::LBrace {
             return self.end_of_line();
         }
         self.expect(Tok::LBrace)?;
         self.end_of_line()?;
-        self.reserve_numbers(func)?;
-        self.body(func)
+        let result = self.body(func);
+        self.resolve_deferred(func);
+        result
     }
 
-    /// Reserves every value and block number the body names before parsing it, so the
-    /// values created on demand for constants and globals never take a number the text
-    /// uses later.
-    fn reserve_numbers(&mut self, func: Func) -> PResult<()> {
-        let mut depth = 0u32;
-        let (mut max_value, mut max_block) = (None, None);
-        for token in &self.tokens[self.pos..] {
-            match &token.tok {
-                Tok::LBrace => depth += 1,
-                Tok::RBrace if depth == 0 => break,
-                Tok::RBrace => depth -= 1,
-                Tok::Ident(word) => {
-                    if let Some(n) = entity_number(word, "v") {
-                        max_value = max_value.max(Some(n));
-                    } else if let Some(n) = entity_number(word, "block") {
-                        max_block = max_block.max(Some(n));
-                    }
-                }
-                _ => {}
-            }
+    /// Replaces the deferred operand numbers of `func` by the real values of their
+    /// constants and globals.
+    fn resolve_deferred(&mut self, func: Func) {
+        if self.deferred.is_empty() {
+            return;
         }
-        if let Some(n) = max_value {
-            self.ensure_value(func, n)?;
+        let dfg = &mut self.module.functions[func].dfg;
+        let real: Vec<Value> = self
+            .deferred
+            .iter()
+            .map(|d| match *d {
+                Deferred::Const(c, ty) => dfg.const_value(c, ty),
+                Deferred::Global(g, ty) => dfg.global_value(g, ty),
+            })
+            .collect();
+        for data in dfg.insts.values_mut() {
+            data.map_values(|v| match (v.index() as u32).checked_sub(DEFERRED_BASE) {
+                Some(k) => real[k as usize],
+                None => v,
+            });
         }
-        if let Some(n) = max_block {
-            self.ensure_block(func, n)?;
+        self.deferred.clear();
+        self.deferred_consts.clear();
+        self.deferred_globals.clear();
+    }
+
+    fn defer(&mut self, item: Deferred) -> Value {
+        let next = self.deferred.len() as u32;
+        let index = match item {
+            Deferred::Const(c, _) => *self.deferred_consts.entry(c).or_insert(next),
+            Deferred::Global(g, _) => *self.deferred_globals.entry(g).or_insert(next),
+        };
+        if index == next {
+            self.deferred.push(item);
         }
-        Ok(())
+        Value::new((DEFERRED_BASE + index) as usize)
     }
 
     fn ensure_value(&mut self, func: Func, number: u32) -> PResult<Value> {
         if number as usize >= self.entity_limit {
             return self.error(format!("value number v{number} is too large for this input"));
         }
-        let void = self.module.types.void();
+        let void = self.void;
         let dfg = &mut self.module.functions[func].dfg;
         while dfg.values.len() <= number as usize {
             dfg.make_detached_value(void);
@@ -832,7 +910,7 @@ impl Parser {
         match entity_number(&word, "block") {
             Some(n) => self.ensure_block(func, n),
             None => {
-                self.pos -= 1;
+                self.unbump();
                 self.error(format!("expected a block `blockN`, found `{word}`"))
             }
         }
@@ -860,25 +938,26 @@ impl Parser {
     fn operand(&mut self, func: Func) -> PResult<Value> {
         match self.peek().clone() {
             Tok::Global(name) => {
-                let Some(&g) = self.globals.get(&name) else {
+                let Some(&g) = self.globals.get(name) else {
                     return self.error(format!("undefined global `@{name}`"));
                 };
                 self.bump();
                 let ptr = self.module.global_pointer_type(g);
-                Ok(self.module.functions[func].dfg.global_value(g, ptr))
+                Ok(self.defer(Deferred::Global(g, ptr)))
             }
             Tok::Ident(word) => {
-                if let Some(n) = entity_number(&word, "v") {
+                if let Some(n) = entity_number(word, "v") {
+                    let v = self.ensure_value(func, n)?;
                     self.bump();
-                    return self.ensure_value(func, n);
+                    return Ok(v);
                 }
-                if let Some(n) = entity_number(&word, "c") {
+                if let Some(n) = entity_number(word, "c") {
                     let Some(&c) = self.consts.get(&n) else {
                         return self.error(format!("undefined constant `{word}`"));
                     };
                     self.bump();
                     let ty = self.module.consts.get(c).ty;
-                    return Ok(self.module.functions[func].dfg.const_value(c, ty));
+                    return Ok(self.defer(Deferred::Const(c, ty)));
                 }
                 self.unexpected("a value (`vN`, `cN` or `@global`)")
             }
@@ -915,14 +994,14 @@ impl Parser {
                 Tok::Ident(word) if entity_number(&word, "block").is_some() => {
                     let block = self.block_ref(func)?;
                     if self.module.functions[func].layout.is_block_inserted(block) {
-                        self.pos -= 1;
+                        self.unbump();
                         return self.error(format!("block `{word}` is defined twice"));
                     }
                     self.module.functions[func].layout.append_block(block);
                     if self.eat(&Tok::LParen) && !self.eat(&Tok::RParen) {
                         loop {
                             let name = self.ident("a parameter `vN`")?;
-                            self.pos -= 1;
+                            self.unbump();
                             let v = self.define_value(func, &name)?;
                             self.bump();
                             self.expect(Tok::Colon)?;
@@ -968,7 +1047,7 @@ impl Parser {
         }
         let mnemonic = self.ident("an opcode")?;
         let Some(opcode) = Opcode::from_mnemonic(&mnemonic) else {
-            self.pos -= 1;
+            self.unbump();
             return self.error(format!("unknown opcode `{mnemonic}`"));
         };
         let mut args: SmallVec<[Value; 3]> = SmallVec::new();
@@ -1010,7 +1089,8 @@ impl Parser {
                     Tok::Global(name) => name,
                     _ => return self.unexpected("a callee `@name`"),
                 };
-                pending_callee = Some((name, self.token().line, self.token().column));
+                let (line, column) = self.position();
+                pending_callee = Some((name.to_string(), line, column));
                 self.bump();
                 self.expect(Tok::LParen)?;
                 if !self.eat(&Tok::RParen) {
@@ -1030,14 +1110,14 @@ impl Parser {
                 let message = match self.bump() {
                     Tok::Str(s) => s,
                     _ => {
-                        self.pos -= 1;
+                        self.unbump();
                         return self.unexpected("a quoted message");
                     }
                 };
                 while self.eat(&Tok::Comma) {
                     args.push(self.operand(func)?);
                 }
-                Payload::Message(message.into_boxed_str())
+                Payload::Message(message.into_owned().into_boxed_str())
             }
             Format::Jump => Payload::Jump(self.block_call(func)?),
             Format::CondBranch => {

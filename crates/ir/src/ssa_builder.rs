@@ -470,6 +470,16 @@ mod tests {
         }
     }
 
+    /// The module passes the verifier (default options plus reachable blocks).
+    fn verify(m: &Module) {
+        let options = crate::verifier::VerifierOptions {
+            require_reachable_blocks: true,
+            ..Default::default()
+        };
+        let report = crate::verifier::verify_module(m, &options);
+        assert!(report.succeeded(), "{report}");
+    }
+
     /// `x = 1; if c { x = 2 } else { x = 3 }; use x` gives one merge parameter.
     #[test]
     fn diamond_places_one_parameter() {
@@ -513,6 +523,7 @@ mod tests {
         );
         assert_eq!(func.dfg.value_type(out), i32_ty);
         check_consistent(func);
+        verify(b.module());
     }
 
     /// The same value on both arms, or a variable never redefined, needs no parameter.
@@ -547,6 +558,7 @@ mod tests {
         assert!(func.dfg.block_params(ifb.merge).is_empty());
         assert_eq!(edges(func, ifb.then_block), vec![(ifb.merge, vec![])]);
         check_consistent(func);
+        verify(b.module());
     }
 
     /// Reading a variable that is never defined gives `undef`; defined on one arm only,
@@ -583,6 +595,7 @@ mod tests {
             vec![(ifb.merge, vec![in_entry])]
         );
         check_consistent(func);
+        verify(b.module());
     }
 
     /// Emits `for (; i < limit; i += 1) { body }` with the loop counter in `var`, sealing
@@ -652,6 +665,7 @@ mod tests {
             func.dfg.block_params(lp.body).is_empty() && func.dfg.block_params(lp.merge).is_empty()
         );
         check_consistent(func);
+        verify(b.module());
     }
 
     /// `sum += j` in an inner loop nested in an outer loop: both headers carry the sum and
@@ -705,6 +719,7 @@ mod tests {
         assert_eq!(*target, inner.prepare);
         assert!(args.contains(&c0) && args.contains(&total));
         check_consistent(func);
+        verify(b.module());
     }
 
     /// With every block sealed only at the end, parameters are placed everywhere a
@@ -746,6 +761,7 @@ mod tests {
             assert!(func.dfg.block_params(block).is_empty(), "{block}");
         }
         check_consistent(func);
+        verify(b.module());
     }
 
     /// Both edges of one `cond_br` into the same block get the argument.
@@ -775,5 +791,38 @@ mod tests {
         assert_eq!(edges(func, a), vec![(join, vec![c2]), (join, vec![c2])]);
         assert_eq!(edges(func, entry), vec![(a, vec![]), (join, vec![c1])]);
         check_consistent(func);
+        verify(b.module());
+    }
+
+    /// A 50 000-block chain read from its end: the lookup is iterative, and it memoises
+    /// the definition in every block on the way.
+    #[test]
+    fn long_chains_do_not_recurse() {
+        let mut m = Module::new();
+        let i32_ty = m.types.i32();
+        let f = kernel(&mut m);
+        let mut b = FunctionBuilder::new(&mut m, f);
+        let mut ssa = SsaBuilder::new();
+        let x = ssa.declare_var(i32_ty);
+        let entry = b.entry_block().unwrap();
+        let c = b.iconst(Scalar::I32, 42);
+        ssa.def_var(entry, x, c);
+        let mut last = entry;
+        for _ in 0..50_000 {
+            let next = b.create_block();
+            b.br(next, &[]);
+            ssa.seal_block(&mut b, next);
+            b.switch_to_block(next);
+            last = next;
+        }
+        assert_eq!(ssa.use_var(&mut b, last, x), c);
+        let middle = Block::new(25_000);
+        assert_eq!(ssa.defs[x][middle].expand(), Some(c));
+        b.ret(&[]);
+        assert!(b.function().layout.blocks().all(|bl| b
+            .function()
+            .dfg
+            .block_params(bl)
+            .is_empty()));
     }
 }

@@ -98,7 +98,11 @@ impl DominatorTree {
                     if doms[p as usize] == NONE {
                         continue;
                     }
-                    new_idom = if new_idom == NONE { p } else { Self::intersect(&doms, &rpo_number, p, new_idom) };
+                    new_idom = if new_idom == NONE {
+                        p
+                    } else {
+                        Self::intersect(&doms, &rpo_number, p, new_idom)
+                    };
                 }
                 if new_idom != doms[b as usize] {
                     doms[b as usize] = new_idom;
@@ -186,7 +190,10 @@ impl DominatorTree {
 
     /// The immediate dominator, `None` for the entry and unreachable blocks.
     pub(crate) fn idom(&self, block: u32) -> Option<u32> {
-        self.idom.get(block as usize).copied().filter(|&d| d != NONE)
+        self.idom
+            .get(block as usize)
+            .copied()
+            .filter(|&d| d != NONE)
     }
 
     /// Whether `a` dominates `b` (reflexive). False when either is unreachable.

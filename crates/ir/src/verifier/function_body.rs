@@ -60,7 +60,9 @@ impl fmt::Display for UseSite {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             UseSite::Operand(i) => write!(f, "operand {i}"),
-            UseSite::EdgeArgument { target, index } => write!(f, "argument {index} of the edge to {target}"),
+            UseSite::EdgeArgument { target, index } => {
+                write!(f, "argument {index} of the edge to {target}")
+            }
         }
     }
 }
@@ -98,7 +100,9 @@ impl AliasMemo {
         }
         let mut current = v;
         let code = loop {
-            let Some(data) = values.get(current) else { break MISSING };
+            let Some(data) = values.get(current) else {
+                break MISSING;
+            };
             match self.memo[current.index()] {
                 UNKNOWN => {}
                 IN_PROGRESS => break CYCLE,
@@ -136,18 +140,27 @@ impl<'m> Verifier<'m> {
     /// Points 5 (signature and entry block) through 11 for one function.
     pub(crate) fn check_function(&mut self, func: Func) {
         let module = self.module;
-        let Some(function) = module.functions.get(func) else { return };
+        let Some(function) = module.functions.get(func) else {
+            return;
+        };
         self.stats.functions += 1;
         self.check_signature(func);
         if !function.is_definition() {
             return;
         }
-        let Some(facts) = self.walk_layout(func, function) else { return };
+        let Some(facts) = self.walk_layout(func, function) else {
+            return;
+        };
         self.stats.blocks += facts.blocks.len();
         self.stats.insts += facts.order.len();
         self.check_entry_params(function, &facts);
         self.check_blocks(function, &facts);
-        let mut checker = BodyChecker { function, facts: &facts, aliases: AliasMemo::default(), operands: Vec::new() };
+        let mut checker = BodyChecker {
+            function,
+            facts: &facts,
+            aliases: AliasMemo::default(),
+            operands: Vec::new(),
+        };
         for dense in 0..facts.blocks.len() {
             for &inst in facts.insts(dense) {
                 self.check_inst(&mut checker, inst, dense as u32);
@@ -176,11 +189,19 @@ impl<'m> Verifier<'m> {
         let mut cursor = layout.entry_block();
         while let Some(block) = cursor {
             let Some(slot) = facts.block_dense.get_mut(block.index()) else {
-                self.report(ErrorKind::InvalidEntity, Location::Function(func), format!("the layout lists {block}, which does not exist"));
+                self.report(
+                    ErrorKind::InvalidEntity,
+                    Location::Function(func),
+                    format!("the layout lists {block}, which does not exist"),
+                );
                 break;
             };
             if *slot != NONE {
-                self.report(ErrorKind::LayoutCorruption, Location::Block(func, block), "the layout lists this block twice");
+                self.report(
+                    ErrorKind::LayoutCorruption,
+                    Location::Block(func, block),
+                    "the layout lists this block twice",
+                );
                 break;
             }
             let dense = facts.blocks.len() as u32;
@@ -191,19 +212,33 @@ impl<'m> Verifier<'m> {
             while let Some(inst) = inst_cursor {
                 let location = Location::Inst(func, block, inst);
                 let Some(position) = facts.inst_position.get_mut(inst.index()) else {
-                    self.report(ErrorKind::InvalidEntity, Location::Block(func, block), format!("the layout lists {inst}, which does not exist"));
+                    self.report(
+                        ErrorKind::InvalidEntity,
+                        Location::Block(func, block),
+                        format!("the layout lists {inst}, which does not exist"),
+                    );
                     break;
                 };
                 if *position != NONE {
-                    self.report(ErrorKind::LayoutCorruption, location, "the layout lists this instruction twice");
+                    self.report(
+                        ErrorKind::LayoutCorruption,
+                        location,
+                        "the layout lists this instruction twice",
+                    );
                     break;
                 }
                 *position = facts.order.len() as u32;
                 facts.inst_block[inst.index()] = dense;
                 facts.order.push(inst);
                 if layout.inst_block(inst) != Some(block) {
-                    let claimed = layout.inst_block(inst).map_or("no block".to_string(), |b| b.to_string());
-                    self.report(ErrorKind::LayoutCorruption, location, format!("listed in {block}, but its layout block is {claimed}"));
+                    let claimed = layout
+                        .inst_block(inst)
+                        .map_or("no block".to_string(), |b| b.to_string());
+                    self.report(
+                        ErrorKind::LayoutCorruption,
+                        location,
+                        format!("listed in {block}, but its layout block is {claimed}"),
+                    );
                 }
                 inst_cursor = layout.next_inst(inst);
             }
@@ -211,14 +246,24 @@ impl<'m> Verifier<'m> {
         }
         facts.block_start.push(facts.order.len() as u32);
         if facts.blocks.is_empty() {
-            self.report(ErrorKind::MalformedFunction, Location::Function(func), "a function definition needs an entry block");
+            self.report(
+                ErrorKind::MalformedFunction,
+                Location::Function(func),
+                "a function definition needs an entry block",
+            );
             return None;
         }
         let mut edges = Vec::new();
         for dense in 0..facts.blocks.len() {
-            let terminator = facts.insts(dense).last().copied().filter(|&i| dfg.insts[i].opcode.is_terminator());
+            let terminator = facts
+                .insts(dense)
+                .last()
+                .copied()
+                .filter(|&i| dfg.insts[i].opcode.is_terminator());
             facts.terminators.push(terminator);
-            let Some(terminator) = terminator else { continue };
+            let Some(terminator) = terminator else {
+                continue;
+            };
             for edge in dfg.insts[terminator].payload.edges() {
                 self.stats.edges += 1;
                 let target = facts.dense(edge.block);
@@ -238,15 +283,23 @@ impl<'m> Verifier<'m> {
         let params = &function.dfg.blocks[entry].params;
         let expected = &function.signature.params;
         if params.len() != expected.len() {
-            let message = format!("the entry block has {} parameters, the signature {}", params.len(), expected.len());
+            let message = format!(
+                "the entry block has {} parameters, the signature {}",
+                params.len(),
+                expected.len()
+            );
             self.report(ErrorKind::MalformedFunction, location, message);
             return;
         }
         for (i, (&param, abi)) in params.iter().zip(expected).enumerate() {
-            let Some(data) = function.dfg.values.get(param) else { continue };
+            let Some(data) = function.dfg.values.get(param) else {
+                continue;
+            };
             if data.ty != abi.ty {
                 let (found, wanted) = (self.type_name(data.ty), self.type_name(abi.ty));
-                let message = format!("entry parameter {i} ({param}) has type {found}, the signature says {wanted}");
+                let message = format!(
+                    "entry parameter {i} ({param}) has type {found}, the signature says {wanted}"
+                );
                 self.report(ErrorKind::MalformedFunction, location.clone(), message);
             }
         }
@@ -259,16 +312,26 @@ impl<'m> Verifier<'m> {
             let location = Location::Block(facts.func, block);
             let params = &dfg.blocks[block].params;
             if self.options.require_no_block_params && dense != 0 && !params.is_empty() {
-                let message = format!("only the entry block may have parameters; this one has {}", params.len());
+                let message = format!(
+                    "only the entry block may have parameters; this one has {}",
+                    params.len()
+                );
                 self.report(ErrorKind::BlockParamsNotAllowed, location.clone(), message);
             }
             for (index, &param) in params.iter().enumerate() {
                 let Some(data) = dfg.values.get(param) else {
-                    self.report(ErrorKind::InvalidEntity, location.clone(), format!("parameter {index} is {param}, which does not exist"));
+                    self.report(
+                        ErrorKind::InvalidEntity,
+                        location.clone(),
+                        format!("parameter {index} is {param}, which does not exist"),
+                    );
                     continue;
                 };
                 if data.def != ValueDef::Param(block, index as u32) {
-                    let message = format!("parameter {index} is {param}, whose definition is {:?}", data.def);
+                    let message = format!(
+                        "parameter {index} is {param}, whose definition is {:?}",
+                        data.def
+                    );
                     self.report(ErrorKind::DefinitionMismatch, location.clone(), message);
                 }
                 self.check_value_type(location.clone(), param, data.ty);
@@ -276,19 +339,34 @@ impl<'m> Verifier<'m> {
             let insts = facts.insts(dense);
             for (i, &inst) in insts.iter().enumerate() {
                 if i + 1 != insts.len() && dfg.insts[inst].opcode.is_terminator() {
-                    let message = format!("terminator `{}` is not the last instruction of its block", dfg.insts[inst].opcode);
-                    self.report(ErrorKind::MisplacedTerminator, Location::Inst(facts.func, block, inst), message);
+                    let message = format!(
+                        "terminator `{}` is not the last instruction of its block",
+                        dfg.insts[inst].opcode
+                    );
+                    self.report(
+                        ErrorKind::MisplacedTerminator,
+                        Location::Inst(facts.func, block, inst),
+                        message,
+                    );
                 }
             }
             if self.options.require_terminated_blocks && facts.terminators[dense].is_none() {
                 let message = match insts.last() {
                     None => "the block is empty; it needs a terminator".to_string(),
-                    Some(&last) => format!("the block ends with `{}`, which is not a terminator", dfg.insts[last].opcode),
+                    Some(&last) => format!(
+                        "the block ends with `{}`, which is not a terminator",
+                        dfg.insts[last].opcode
+                    ),
                 };
                 self.report(ErrorKind::MissingTerminator, location.clone(), message);
             }
-            if self.options.require_reachable_blocks && !facts.dominators.is_reachable(dense as u32) {
-                self.report(ErrorKind::UnreachableBlock, location, "the block is not reachable from the entry");
+            if self.options.require_reachable_blocks && !facts.dominators.is_reachable(dense as u32)
+            {
+                self.report(
+                    ErrorKind::UnreachableBlock,
+                    location,
+                    "the block is not reachable from the entry",
+                );
             }
         }
     }
@@ -296,10 +374,18 @@ impl<'m> Verifier<'m> {
     /// A result or parameter value's type exists and may be a value.
     fn check_value_type(&mut self, location: Location, value: Value, ty: Type) {
         if self.module.types.try_get(ty).is_none() {
-            self.report(ErrorKind::InvalidEntity, location, format!("{value} has type {ty}, which does not exist"));
+            self.report(
+                ErrorKind::InvalidEntity,
+                location,
+                format!("{value} has type {ty}, which does not exist"),
+            );
         } else if let Some(problem) = self.type_facts.value_type_problem(ty) {
             if self.type_facts.is_sound(ty) {
-                self.report(ErrorKind::InvalidValueType, location, format!("{value} has {problem}"));
+                self.report(
+                    ErrorKind::InvalidValueType,
+                    location,
+                    format!("{value} has {problem}"),
+                );
             }
         }
     }
@@ -316,12 +402,20 @@ impl<'m> Verifier<'m> {
 
         let payload_ok = data.payload.format() == info.format;
         if !payload_ok {
-            let message = format!("`{opcode}` takes a {:?} payload, found {:?}", info.format, data.payload.format());
+            let message = format!(
+                "`{opcode}` takes a {:?} payload, found {:?}",
+                info.format,
+                data.payload.format()
+            );
             self.report(ErrorKind::WrongPayload, location.clone(), message);
         }
         let arity_ok = info.arity.accepts(data.args.len());
         if !arity_ok {
-            let message = format!("`{opcode}` takes {} operands, found {}", info.arity, data.args.len());
+            let message = format!(
+                "`{opcode}` takes {} operands, found {}",
+                info.arity,
+                data.args.len()
+            );
             self.report(ErrorKind::WrongArity, location.clone(), message);
         }
 
@@ -331,12 +425,19 @@ impl<'m> Verifier<'m> {
         if let Some(result) = result {
             match dfg.values.get(result) {
                 None => {
-                    self.report(ErrorKind::InvalidEntity, location.clone(), format!("the result {result} does not exist"));
+                    self.report(
+                        ErrorKind::InvalidEntity,
+                        location.clone(),
+                        format!("the result {result} does not exist"),
+                    );
                     result_type_ok = false;
                 }
                 Some(value) => {
                     if value.def != ValueDef::Result(inst) {
-                        let message = format!("the result {result} has definition {:?}, not this instruction", value.def);
+                        let message = format!(
+                            "the result {result} has definition {:?}, not this instruction",
+                            value.def
+                        );
                         self.report(ErrorKind::DefinitionMismatch, location.clone(), message);
                     }
                     self.check_value_type(location.clone(), result, value.ty);
@@ -350,7 +451,14 @@ impl<'m> Verifier<'m> {
         checker.operands.clear();
         let mut operands_ok = true;
         for (index, &arg) in data.args.iter().enumerate() {
-            match self.check_use(checker, &location, arg, dense, position, UseSite::Operand(index)) {
+            match self.check_use(
+                checker,
+                &location,
+                arg,
+                dense,
+                position,
+                UseSite::Operand(index),
+            ) {
                 Some(resolved) => {
                     let ty = dfg.values[resolved].ty;
                     let constant = self.integer_constant(function, resolved);
@@ -369,9 +477,17 @@ impl<'m> Verifier<'m> {
         if let Payload::Callee(callee) = data.payload {
             callee_ok = false;
             match self.module.functions.get(callee) {
-                None => self.report(ErrorKind::BadCallee, location.clone(), format!("the callee {callee} does not exist")),
+                None => self.report(
+                    ErrorKind::BadCallee,
+                    location.clone(),
+                    format!("the callee {callee} does not exist"),
+                ),
                 Some(target) if target.kind.is_entry_point() => {
-                    let message = format!("@{} is an entry point ({}) and cannot be called", target.name, target.kind.keyword());
+                    let message = format!(
+                        "@{} is an entry point ({}) and cannot be called",
+                        target.name,
+                        target.kind.keyword()
+                    );
                     self.report(ErrorKind::BadCallee, location.clone(), message);
                 }
                 Some(target) => {
@@ -385,8 +501,11 @@ impl<'m> Verifier<'m> {
                         );
                         self.report(ErrorKind::WrongArity, location.clone(), message);
                     } else {
-                        let all_sound =
-                            signature.params.iter().chain(&signature.returns).all(|p| self.type_facts.is_sound(p.ty));
+                        let all_sound = signature
+                            .params
+                            .iter()
+                            .chain(&signature.returns)
+                            .all(|p| self.type_facts.is_sound(p.ty));
                         callee_ok = all_sound;
                     }
                     callee_signature = Some(signature);
@@ -396,7 +515,14 @@ impl<'m> Verifier<'m> {
 
         if payload_ok && arity_ok && operands_ok && result_type_ok && callee_ok {
             let declared = result.map(|r| dfg.values[r].ty);
-            self.check_type_rule(&location, data, &checker.operands, declared, callee_signature, result);
+            self.check_type_rule(
+                &location,
+                data,
+                &checker.operands,
+                declared,
+                callee_signature,
+                result,
+            );
         }
         if opcode.is_terminator() && payload_ok && arity_ok {
             let operand_types = operands_ok.then_some(&checker.operands[..]);
@@ -420,19 +546,23 @@ impl<'m> Verifier<'m> {
             Ok(Some(inferred)) => match (result, declared) {
                 (Some(result), Some(declared)) if declared != inferred => {
                     let (found, wanted) = (self.type_name(declared), self.type_name(inferred));
-                    let message = format!("the result {result} has type {found}, but `{opcode}` produces {wanted}");
+                    let message = format!(
+                        "the result {result} has type {found}, but `{opcode}` produces {wanted}"
+                    );
                     self.report(ErrorKind::TypeMismatch, location.clone(), message);
                 }
                 (None, _) => {
                     let wanted = self.type_name(inferred);
-                    let message = format!("`{opcode}` produces a value of type {wanted} but has no result");
+                    let message =
+                        format!("`{opcode}` produces a value of type {wanted} but has no result");
                     self.report(ErrorKind::WrongResultCount, location.clone(), message);
                 }
                 _ => {}
             },
             Ok(None) => {
                 if let Some(result) = result {
-                    let message = format!("`{opcode}` produces no value but has the result {result}");
+                    let message =
+                        format!("`{opcode}` produces no value but has the result {result}");
                     self.report(ErrorKind::WrongResultCount, location.clone(), message);
                 }
             }
@@ -442,7 +572,9 @@ impl<'m> Verifier<'m> {
     /// The integer value of a scalar integer constant operand (canonical bits), for the
     /// type rules that need literal indices (struct member access).
     fn integer_constant(&self, function: &Function, value: Value) -> Option<u64> {
-        let ValueDef::Const(c) = function.dfg.values.get(value)?.def else { return None };
+        let ValueDef::Const(c) = function.dfg.values.get(value)?.def else {
+            return None;
+        };
         let (scalar, bits) = self.module.const_scalar_value(c)?;
         scalar.is_integer().then_some(bits)
     }
@@ -478,13 +610,21 @@ impl<'m> Verifier<'m> {
                 return None;
             }
         };
-        let named = if resolved == value { value.to_string() } else { format!("{value} (alias of {resolved})") };
+        let named = if resolved == value {
+            value.to_string()
+        } else {
+            format!("{value} (alias of {resolved})")
+        };
         let data = &dfg.values[resolved];
         // Where the definition is: dense block and position, `NONE` position for block
         // parameters (defined before every instruction). `None` for constants and globals.
         let definition: Option<(u32, u32)> = match data.def {
             ValueDef::Result(def_inst) => {
-                let position = facts.inst_position.get(def_inst.index()).copied().unwrap_or(NONE);
+                let position = facts
+                    .inst_position
+                    .get(def_inst.index())
+                    .copied()
+                    .unwrap_or(NONE);
                 if position == NONE {
                     let message = format!("{site} {named} is the result of {def_inst}, which is not placed in this function");
                     self.report(ErrorKind::UndefinedValue, location.clone(), message);
@@ -500,12 +640,16 @@ impl<'m> Verifier<'m> {
             ValueDef::Param(block, index) => {
                 let dense = facts.dense(block);
                 if dense == NONE {
-                    let message = format!("{site} {named} is a parameter of {block}, which is not in the layout");
+                    let message = format!(
+                        "{site} {named} is a parameter of {block}, which is not in the layout"
+                    );
                     self.report(ErrorKind::UndefinedValue, location.clone(), message);
                     return None;
                 }
                 if dfg.blocks[block].params.get(index as usize) != Some(&resolved) {
-                    let message = format!("{site} {named} claims to be parameter {index} of {block}, but is not");
+                    let message = format!(
+                        "{site} {named} claims to be parameter {index} of {block}, but is not"
+                    );
                     self.report(ErrorKind::UndefinedValue, location.clone(), message);
                     return None;
                 }
@@ -514,12 +658,19 @@ impl<'m> Verifier<'m> {
             ValueDef::Const(c) => {
                 match self.module.consts.try_get(c) {
                     None => {
-                        self.report(ErrorKind::InvalidEntity, location.clone(), format!("{site} {named} refers to {c}, which does not exist"));
+                        self.report(
+                            ErrorKind::InvalidEntity,
+                            location.clone(),
+                            format!("{site} {named} refers to {c}, which does not exist"),
+                        );
                         return None;
                     }
                     Some(constant) if constant.ty != data.ty => {
-                        let (found, wanted) = (self.type_name(data.ty), self.type_name(constant.ty));
-                        let message = format!("{site} {named} has type {found}, but constant {c} is {wanted}");
+                        let (found, wanted) =
+                            (self.type_name(data.ty), self.type_name(constant.ty));
+                        let message = format!(
+                            "{site} {named} has type {found}, but constant {c} is {wanted}"
+                        );
                         self.report(ErrorKind::TypeMismatch, location.clone(), message);
                         return None;
                     }
@@ -530,12 +681,18 @@ impl<'m> Verifier<'m> {
             ValueDef::Global(g) => {
                 match self.global_pointer_types.get(g.index()) {
                     None => {
-                        self.report(ErrorKind::InvalidEntity, location.clone(), format!("{site} {named} refers to {g}, which does not exist"));
+                        self.report(
+                            ErrorKind::InvalidEntity,
+                            location.clone(),
+                            format!("{site} {named} refers to {g}, which does not exist"),
+                        );
                         return None;
                     }
                     Some(&Some(pointer)) if pointer != data.ty => {
                         let (found, wanted) = (self.type_name(data.ty), self.type_name(pointer));
-                        let message = format!("{site} {named} has type {found}, but the address of {g} is {wanted}");
+                        let message = format!(
+                            "{site} {named} has type {found}, but the address of {g} is {wanted}"
+                        );
                         self.report(ErrorKind::TypeMismatch, location.clone(), message);
                         return None;
                     }
@@ -574,7 +731,14 @@ impl<'m> Verifier<'m> {
     }
 
     /// Point 9 for one executable edge; its arguments are used at the end of `source`.
-    fn check_edge(&mut self, checker: &mut BodyChecker<'_>, location: &Location, edge: &BlockCall, source: u32, position: u32) {
+    fn check_edge(
+        &mut self,
+        checker: &mut BodyChecker<'_>,
+        location: &Location,
+        edge: &BlockCall,
+        source: u32,
+        position: u32,
+    ) {
         let (function, facts) = (checker.function, checker.facts);
         let target = edge.block;
         let target_dense = facts.dense(target);
@@ -586,17 +750,31 @@ impl<'m> Verifier<'m> {
             };
             self.report(ErrorKind::BadEdge, location.clone(), message);
         } else if target_dense == 0 {
-            self.report(ErrorKind::EntryBlockTargeted, location.clone(), format!("edge to the entry block {target}"));
+            self.report(
+                ErrorKind::EntryBlockTargeted,
+                location.clone(),
+                format!("edge to the entry block {target}"),
+            );
         }
         let params: &[Value] = function.dfg.blocks.get(target).map_or(&[], |b| &b.params);
         if target_dense != NONE && params.len() != edge.args.len() {
-            let message = format!("edge to {target} passes {} arguments, {target} takes {}", edge.args.len(), params.len());
+            let message = format!(
+                "edge to {target} passes {} arguments, {target} takes {}",
+                edge.args.len(),
+                params.len()
+            );
             self.report(ErrorKind::EdgeArgumentMismatch, location.clone(), message);
         }
         for (index, &arg) in edge.args.iter().enumerate() {
             let site = UseSite::EdgeArgument { target, index };
-            let Some(resolved) = self.check_use(checker, location, arg, source, position, site) else { continue };
-            let param_type = params.get(index).and_then(|&p| function.dfg.values.get(p)).map(|p| p.ty);
+            let Some(resolved) = self.check_use(checker, location, arg, source, position, site)
+            else {
+                continue;
+            };
+            let param_type = params
+                .get(index)
+                .and_then(|&p| function.dfg.values.get(p))
+                .map(|p| p.ty);
             let arg_type = function.dfg.values[resolved].ty;
             if let Some(param_type) = param_type.filter(|&t| t != arg_type) {
                 let (found, wanted) = (self.type_name(arg_type), self.type_name(param_type));
@@ -608,21 +786,35 @@ impl<'m> Verifier<'m> {
 
     /// Terminator rules of point 7 and the switch labels of point 10. `operands` are the
     /// operand types when every operand resolved.
-    fn check_terminator(&mut self, function: &Function, location: &Location, data: &InstData, operands: Option<&[Operand]>) {
+    fn check_terminator(
+        &mut self,
+        function: &Function,
+        location: &Location,
+        data: &InstData,
+        operands: Option<&[Operand]>,
+    ) {
         let opcode = data.opcode;
         let first_operand = operands.and_then(|o| o.first()).map(|o| o.ty);
         // The scalar of the first operand's type: `Some(None)` for a non-scalar type.
-        let first_scalar = first_operand.map(|ty| self.scratch_types.try_get(ty).and_then(TypeData::as_scalar));
+        let first_scalar =
+            first_operand.map(|ty| self.scratch_types.try_get(ty).and_then(TypeData::as_scalar));
         if self.options.require_no_unstructured_control_flow && opcode.is_unstructured_branch() {
             let message = format!("`{opcode}` is unstructured control flow");
-            self.report(ErrorKind::UnstructuredControlFlow, location.clone(), message);
+            self.report(
+                ErrorKind::UnstructuredControlFlow,
+                location.clone(),
+                message,
+            );
         }
         // Only terminators get here; the others have nothing beyond their edges to check.
         match opcode {
             Opcode::CondBr | Opcode::If => {
                 if let (Some(ty), Some(scalar)) = (first_operand, first_scalar) {
                     if scalar != Some(Scalar::BOOL) {
-                        let message = format!("the condition of `{opcode}` must be bool, found {}", self.type_name(ty));
+                        let message = format!(
+                            "the condition of `{opcode}` must be bool, found {}",
+                            self.type_name(ty)
+                        );
                         self.report(ErrorKind::TypeMismatch, location.clone(), message);
                     }
                 }
@@ -644,18 +836,29 @@ impl<'m> Verifier<'m> {
                     Payload::SwitchBranch(table) | Payload::Switch { table, .. } => table,
                     _ => return,
                 };
-                self.check_switch_labels(location, table.cases.iter().map(|(label, _)| *label), selector);
+                self.check_switch_labels(
+                    location,
+                    table.cases.iter().map(|(label, _)| *label),
+                    selector,
+                );
             }
             Opcode::Return => {
                 let returns = &function.signature.returns;
                 if data.args.len() != returns.len() {
-                    let message = format!("`return` passes {} values, the function returns {}", data.args.len(), returns.len());
+                    let message = format!(
+                        "`return` passes {} values, the function returns {}",
+                        data.args.len(),
+                        returns.len()
+                    );
                     self.report(ErrorKind::WrongArity, location.clone(), message);
                 } else if let Some(operands) = operands {
                     for (i, (operand, abi)) in operands.iter().zip(returns).enumerate() {
                         if operand.ty != abi.ty {
-                            let (found, wanted) = (self.type_name(operand.ty), self.type_name(abi.ty));
-                            let message = format!("`return` value {i} has type {found}, the signature says {wanted}");
+                            let (found, wanted) =
+                                (self.type_name(operand.ty), self.type_name(abi.ty));
+                            let message = format!(
+                                "`return` value {i} has type {found}, the signature says {wanted}"
+                            );
                             self.report(ErrorKind::TypeMismatch, location.clone(), message);
                         }
                     }
@@ -666,13 +869,25 @@ impl<'m> Verifier<'m> {
     }
 
     /// Labels are canonical for the selector's width (when known) and distinct.
-    fn check_switch_labels(&mut self, location: &Location, labels: impl Iterator<Item = u64>, selector: Option<Scalar>) {
+    fn check_switch_labels(
+        &mut self,
+        location: &Location,
+        labels: impl Iterator<Item = u64>,
+        selector: Option<Scalar>,
+    ) {
         let mut sorted: Vec<u64> = Vec::new();
         for label in labels {
             if let Some(selector) = selector {
                 if canonical_scalar_bits(selector, label) != label {
-                    let message = format!("case label {label:#x} is not canonical for {}", selector.name());
-                    self.report(ErrorKind::NonCanonicalSwitchLabel, location.clone(), message);
+                    let message = format!(
+                        "case label {label:#x} is not canonical for {}",
+                        selector.name()
+                    );
+                    self.report(
+                        ErrorKind::NonCanonicalSwitchLabel,
+                        location.clone(),
+                        message,
+                    );
                 }
             }
             sorted.push(label);

@@ -344,7 +344,10 @@ pub fn verify_function(module: &Module, func: Func, options: &VerifierOptions) -
         verifier.report(
             ErrorKind::InvalidEntity,
             Location::Module,
-            format!("{func} does not exist; the module has {} functions", module.functions.len()),
+            format!(
+                "{func} does not exist; the module has {} functions",
+                module.functions.len()
+            ),
         );
     }
     verifier.finish()
@@ -371,7 +374,11 @@ impl<'m> Verifier<'m> {
         let global_pointer_types = module
             .globals
             .values()
-            .map(|g| type_facts.is_sound(g.ty).then(|| scratch_types.pointer(g.space, g.ty)))
+            .map(|g| {
+                type_facts
+                    .is_sound(g.ty)
+                    .then(|| scratch_types.pointer(g.space, g.ty))
+            })
             .collect();
         Verifier {
             module,
@@ -384,8 +391,18 @@ impl<'m> Verifier<'m> {
         }
     }
 
-    pub(crate) fn report(&mut self, kind: ErrorKind, location: Location, message: impl Into<String>) {
-        self.errors.push(VerifierError { kind, location, context: String::new(), message: message.into() });
+    pub(crate) fn report(
+        &mut self,
+        kind: ErrorKind,
+        location: Location,
+        message: impl Into<String>,
+    ) {
+        self.errors.push(VerifierError {
+            kind,
+            location,
+            context: String::new(),
+            message: message.into(),
+        });
     }
 
     fn finish(mut self) -> VerifierReport {
@@ -393,7 +410,10 @@ impl<'m> Verifier<'m> {
         for error in &mut errors {
             error.context = self.describe_location(&error.location);
         }
-        VerifierReport { errors, stats: self.stats }
+        VerifierReport {
+            errors,
+            stats: self.stats,
+        }
     }
 
     /// The text-form spelling of `ty`, or its index when it cannot be printed safely (a
@@ -431,7 +451,9 @@ impl<'m> Verifier<'m> {
                 None => g.to_string(),
             },
             Location::Function(func) => format!("function {}", self.function_name(func)),
-            Location::Block(func, block) => format!("function {}, {block}", self.function_name(func)),
+            Location::Block(func, block) => {
+                format!("function {}, {block}", self.function_name(func))
+            }
             Location::Inst(func, block, inst) => {
                 let described = self
                     .module
@@ -439,7 +461,10 @@ impl<'m> Verifier<'m> {
                     .get(func)
                     .map(|f| describe_inst(self.module, f, inst))
                     .unwrap_or_default();
-                format!("function {}, {block}, {inst}{described}", self.function_name(func))
+                format!(
+                    "function {}, {block}, {inst}{described}",
+                    self.function_name(func)
+                )
             }
         }
     }
@@ -449,7 +474,9 @@ impl<'m> Verifier<'m> {
 /// contexts. Empty when the instruction does not exist.
 fn describe_inst(module: &Module, func: &Function, inst: Inst) -> String {
     use std::fmt::Write;
-    let Some(data) = func.dfg.insts.get(inst) else { return String::new() };
+    let Some(data) = func.dfg.insts.get(inst) else {
+        return String::new();
+    };
     let mut out = String::from(" (");
     if let Some(result) = func.dfg.inst_result(inst) {
         let _ = write!(out, "{result} = ");
@@ -462,7 +489,10 @@ fn describe_inst(module: &Module, func: &Function, inst: Inst) -> String {
     };
     let mut separator = " ";
     if let Payload::Callee(callee) = &data.payload {
-        let name = module.functions.get(*callee).map_or_else(|| callee.to_string(), |f| format!("@{}", f.name));
+        let name = module
+            .functions
+            .get(*callee)
+            .map_or_else(|| callee.to_string(), |f| format!("@{}", f.name));
         let _ = write!(out, " {name}");
         separator = ", ";
     }

@@ -33,7 +33,9 @@ pub(crate) struct TypeFacts {
 /// Reference `index` of `data` (element, pointee or member type), in order.
 fn referenced_type(data: &TypeData, index: usize) -> Option<Type> {
     match data {
-        TypeData::Array { elem, .. } | TypeData::RuntimeArray { elem } => (index == 0).then_some(*elem),
+        TypeData::Array { elem, .. } | TypeData::RuntimeArray { elem } => {
+            (index == 0).then_some(*elem)
+        }
         TypeData::Pointer { pointee, .. } => (index == 0).then_some(*pointee),
         TypeData::Struct(st) => st.members.get(index).map(|m| m.ty),
         _ => None,
@@ -78,11 +80,9 @@ impl TypeFacts {
                                 state[c] = ON_STACK;
                                 stack.push((c, 0));
                             }
-                            ON_STACK => {
-                                if !on_cycle[ty] {
-                                    on_cycle[ty] = true;
-                                    cycles.push(Type::new(ty));
-                                }
+                            ON_STACK if !on_cycle[ty] => {
+                                on_cycle[ty] = true;
+                                cycles.push(Type::new(ty));
                             }
                             _ => {}
                         }
@@ -125,9 +125,9 @@ impl TypeFacts {
                     Some(_) => 0,
                 }
             }
-            TypeData::Texture { .. } | TypeData::StorageTexture { .. } | TypeData::Sampler { .. } => {
-                RESOURCE_LIKE
-            }
+            TypeData::Texture { .. }
+            | TypeData::StorageTexture { .. }
+            | TypeData::Sampler { .. } => RESOURCE_LIKE,
             TypeData::Opaque(_) => OPAQUE,
         };
         SOUND | own
@@ -195,14 +195,22 @@ impl Verifier<'_> {
     fn check_types(&mut self) {
         let module = self.module;
         for ty in std::mem::take(&mut self.type_facts.cycles) {
-            self.report(ErrorKind::MalformedType, Location::Type(ty), "the type contains itself");
+            self.report(
+                ErrorKind::MalformedType,
+                Location::Type(ty),
+                "the type contains itself",
+            );
         }
         for (ty, data) in module.types.iter() {
             let mut missing = false;
             for child in referenced_types(data) {
                 if module.types.try_get(child).is_none() {
                     missing = true;
-                    self.report(ErrorKind::InvalidEntity, Location::Type(ty), format!("refers to {child}, which does not exist"));
+                    self.report(
+                        ErrorKind::InvalidEntity,
+                        Location::Type(ty),
+                        format!("refers to {child}, which does not exist"),
+                    );
                 }
             }
             if missing {
@@ -230,35 +238,55 @@ impl Verifier<'_> {
                     (!lanes_ok(*len)).then(|| format!("a vector has 2 to 4 lanes, not {len}"))
                 }
             }
-            TypeData::Matrix { elem, columns, rows } => {
+            TypeData::Matrix {
+                elem,
+                columns,
+                rows,
+            } => {
                 if !scalar_is_valid(*elem) || !elem.is_float() {
-                    Some(format!("matrix elements must be floats, not {}", elem.name()))
+                    Some(format!(
+                        "matrix elements must be floats, not {}",
+                        elem.name()
+                    ))
                 } else {
-                    (!lanes_ok(*columns) || !lanes_ok(*rows))
-                        .then(|| format!("a matrix has 2 to 4 columns and rows, not {columns}x{rows}"))
+                    (!lanes_ok(*columns) || !lanes_ok(*rows)).then(|| {
+                        format!("a matrix has 2 to 4 columns and rows, not {columns}x{rows}")
+                    })
                 }
             }
             TypeData::Array { elem, len } => {
                 if *len == 0 {
                     Some("an array has at least one element".into())
-                } else if facts.is_sound(*elem) && !facts.is_sized(*elem) && !facts.is_resource_like(*elem) {
-                    Some(format!("array element type {} is not sized", self.type_name(*elem)))
+                } else if facts.is_sound(*elem)
+                    && !facts.is_sized(*elem)
+                    && !facts.is_resource_like(*elem)
+                {
+                    Some(format!(
+                        "array element type {} is not sized",
+                        self.type_name(*elem)
+                    ))
                 } else {
                     None
                 }
             }
-            TypeData::RuntimeArray { elem } => (facts.is_sound(*elem)
-                && !facts.is_sized(*elem)
-                && !facts.is_resource_like(*elem))
-            .then(|| format!("array element type {} is not sized", self.type_name(*elem))),
+            TypeData::RuntimeArray { elem } => {
+                (facts.is_sound(*elem) && !facts.is_sized(*elem) && !facts.is_resource_like(*elem))
+                    .then(|| format!("array element type {} is not sized", self.type_name(*elem)))
+            }
             TypeData::Struct(st) => {
                 let last = st.members.len().saturating_sub(1);
                 for (i, member) in st.members.iter().enumerate() {
-                    if !facts.is_sound(member.ty) || facts.is_sized(member.ty) || facts.is_resource_like(member.ty) {
+                    if !facts.is_sound(member.ty)
+                        || facts.is_sized(member.ty)
+                        || facts.is_resource_like(member.ty)
+                    {
                         continue;
                     }
                     let runtime_array_ok = i == last
-                        && matches!(self.module.types.try_get(member.ty), Some(TypeData::RuntimeArray { .. }));
+                        && matches!(
+                            self.module.types.try_get(member.ty),
+                            Some(TypeData::RuntimeArray { .. })
+                        );
                     if !runtime_array_ok {
                         return Some(format!(
                             "member `{}` has type {}, which is not sized{}",
@@ -274,7 +302,9 @@ impl Verifier<'_> {
                 }
                 let mut previous: Option<(u32, &str)> = None;
                 for member in &st.members {
-                    let Some(offset) = member.offset else { continue };
+                    let Some(offset) = member.offset else {
+                        continue;
+                    };
                     if let Some((before, name)) = previous {
                         if offset <= before {
                             return Some(format!(
@@ -292,9 +322,9 @@ impl Verifier<'_> {
                     _ => None,
                 }
             }
-            TypeData::Pointer { pointee, .. } => {
-                facts.is_void(*pointee).then(|| "a pointer cannot point to void".to_string())
-            }
+            TypeData::Pointer { pointee, .. } => facts
+                .is_void(*pointee)
+                .then(|| "a pointer cannot point to void".to_string()),
         }
     }
 
@@ -303,7 +333,11 @@ impl Verifier<'_> {
         for (c, data) in module.consts.iter() {
             let location = Location::Const(c);
             let Some(ty_data) = module.types.try_get(data.ty) else {
-                self.report(ErrorKind::InvalidEntity, location, format!("type {} does not exist", data.ty));
+                self.report(
+                    ErrorKind::InvalidEntity,
+                    location,
+                    format!("type {} does not exist", data.ty),
+                );
                 continue;
             };
             if !self.type_facts.is_sound(data.ty) {
@@ -321,15 +355,29 @@ impl Verifier<'_> {
                             );
                         }
                     }
-                    _ => self.report(ErrorKind::MalformedConstant, location, format!("a scalar constant of type {ty_name}")),
+                    _ => self.report(
+                        ErrorKind::MalformedConstant,
+                        location,
+                        format!("a scalar constant of type {ty_name}"),
+                    ),
                 },
                 ConstKind::Composite(elements) => {
                     let expected: Vec<ElementRule> = match ty_data {
                         TypeData::Vector { elem, len } => {
                             vec![ElementRule::Data(TypeData::Scalar(*elem)); usize::from(*len)]
                         }
-                        TypeData::Matrix { elem, columns, rows } => {
-                            vec![ElementRule::Data(TypeData::Vector { elem: *elem, len: *rows }); usize::from(*columns)]
+                        TypeData::Matrix {
+                            elem,
+                            columns,
+                            rows,
+                        } => {
+                            vec![
+                                ElementRule::Data(TypeData::Vector {
+                                    elem: *elem,
+                                    len: *rows
+                                });
+                                usize::from(*columns)
+                            ]
                         }
                         TypeData::Array { elem, len } => {
                             // Compare the count first so a huge length allocates nothing.
@@ -337,15 +385,26 @@ impl Verifier<'_> {
                                 self.report(
                                     ErrorKind::MalformedConstant,
                                     location,
-                                    format!("{ty_name} needs {len} elements, found {}", elements.len()),
+                                    format!(
+                                        "{ty_name} needs {len} elements, found {}",
+                                        elements.len()
+                                    ),
                                 );
                                 continue;
                             }
                             vec![ElementRule::Index(*elem); elements.len()]
                         }
-                        TypeData::Struct(st) => st.members.iter().map(|m| ElementRule::Index(m.ty)).collect(),
+                        TypeData::Struct(st) => st
+                            .members
+                            .iter()
+                            .map(|m| ElementRule::Index(m.ty))
+                            .collect(),
                         _ => {
-                            self.report(ErrorKind::MalformedConstant, location, format!("a composite constant of type {ty_name}"));
+                            self.report(
+                                ErrorKind::MalformedConstant,
+                                location,
+                                format!("a composite constant of type {ty_name}"),
+                            );
                             continue;
                         }
                     };
@@ -353,18 +412,28 @@ impl Verifier<'_> {
                         self.report(
                             ErrorKind::MalformedConstant,
                             location,
-                            format!("{ty_name} needs {} elements, found {}", expected.len(), elements.len()),
+                            format!(
+                                "{ty_name} needs {} elements, found {}",
+                                expected.len(),
+                                elements.len()
+                            ),
                         );
                         continue;
                     }
                     for (i, (&element, rule)) in elements.iter().zip(&expected).enumerate() {
                         let Some(element_data) = module.consts.try_get(element) else {
-                            self.report(ErrorKind::InvalidEntity, location.clone(), format!("element {i} is {element}, which does not exist"));
+                            self.report(
+                                ErrorKind::InvalidEntity,
+                                location.clone(),
+                                format!("element {i} is {element}, which does not exist"),
+                            );
                             continue;
                         };
                         let fits = match rule {
                             ElementRule::Index(ty) => element_data.ty == *ty,
-                            ElementRule::Data(data) => module.types.try_get(element_data.ty) == Some(data),
+                            ElementRule::Data(data) => {
+                                module.types.try_get(element_data.ty) == Some(data)
+                            }
                         };
                         if !fits {
                             let element_ty = self.type_name(element_data.ty);
@@ -381,7 +450,9 @@ impl Verifier<'_> {
                         self.report(
                             ErrorKind::MalformedConstant,
                             location,
-                            format!("zero and undef need a sized, non-resource type, not {ty_name}"),
+                            format!(
+                                "zero and undef need a sized, non-resource type, not {ty_name}"
+                            ),
                         );
                     }
                 }
@@ -394,10 +465,16 @@ impl Verifier<'_> {
         for (g, global) in module.globals.iter() {
             let location = Location::Global(g);
             let space = global.space;
-            let has_binding_space =
-                matches!(space, AddressSpace::Storage(_) | AddressSpace::Uniform | AddressSpace::Handle);
+            let has_binding_space = matches!(
+                space,
+                AddressSpace::Storage(_) | AddressSpace::Uniform | AddressSpace::Handle
+            );
             if space == AddressSpace::Function {
-                self.report(ErrorKind::MalformedGlobal, location.clone(), "globals cannot live in the function space");
+                self.report(
+                    ErrorKind::MalformedGlobal,
+                    location.clone(),
+                    "globals cannot live in the function space",
+                );
             }
             if has_binding_space != global.binding.is_some() {
                 let message = if has_binding_space {
@@ -412,24 +489,36 @@ impl Verifier<'_> {
                     self.report(
                         ErrorKind::MalformedGlobal,
                         location.clone(),
-                        format!("only private and workgroup globals have initializers, not {space}"),
+                        format!(
+                            "only private and workgroup globals have initializers, not {space}"
+                        ),
                     );
                 }
                 match module.consts.try_get(init) {
-                    None => self.report(ErrorKind::InvalidEntity, location.clone(), format!("initializer {init} does not exist")),
+                    None => self.report(
+                        ErrorKind::InvalidEntity,
+                        location.clone(),
+                        format!("initializer {init} does not exist"),
+                    ),
                     Some(c) if c.ty != global.ty => {
                         let (found, expected) = (self.type_name(c.ty), self.type_name(global.ty));
                         self.report(
                             ErrorKind::MalformedGlobal,
                             location.clone(),
-                            format!("initializer {init} has type {found}, the global is {expected}"),
+                            format!(
+                                "initializer {init} has type {found}, the global is {expected}"
+                            ),
                         );
                     }
                     Some(_) => {}
                 }
             }
             if module.types.try_get(global.ty).is_none() {
-                self.report(ErrorKind::InvalidEntity, location, format!("type {} does not exist", global.ty));
+                self.report(
+                    ErrorKind::InvalidEntity,
+                    location,
+                    format!("type {} does not exist", global.ty),
+                );
                 continue;
             }
             let facts = &self.type_facts;
@@ -447,7 +536,11 @@ impl Verifier<'_> {
             };
             if let Some(problem) = problem {
                 let ty_name = self.type_name(global.ty);
-                self.report(ErrorKind::MalformedGlobal, location, format!("{problem}; found {ty_name} in {space} space"));
+                self.report(
+                    ErrorKind::MalformedGlobal,
+                    location,
+                    format!("{problem}; found {ty_name} in {space} space"),
+                );
             }
         }
     }
@@ -456,8 +549,14 @@ impl Verifier<'_> {
     fn check_names(&mut self) {
         let module = self.module;
         let mut seen: HashMap<&str, Location> = HashMap::new();
-        let globals = module.globals.iter().map(|(g, data)| (data.name.as_str(), Location::Global(g)));
-        let functions = module.functions.iter().map(|(f, data)| (data.name.as_str(), Location::Function(f)));
+        let globals = module
+            .globals
+            .iter()
+            .map(|(g, data)| (data.name.as_str(), Location::Global(g)));
+        let functions = module
+            .functions
+            .iter()
+            .map(|(f, data)| (data.name.as_str(), Location::Function(f)));
         for (name, location) in globals.chain(functions) {
             if let Some(first) = seen.get(name) {
                 let first = match first {
@@ -465,7 +564,11 @@ impl Verifier<'_> {
                     Location::Function(f) => format!("{f}"),
                     _ => String::new(),
                 };
-                self.report(ErrorKind::DuplicateName, location, format!("the name @{name} is already taken by {first}"));
+                self.report(
+                    ErrorKind::DuplicateName,
+                    location,
+                    format!("the name @{name} is already taken by {first}"),
+                );
             } else {
                 seen.insert(name, location);
             }
@@ -475,17 +578,30 @@ impl Verifier<'_> {
     /// Point 5, the parts that do not need the body: signature types, kernel and entry-point
     /// rules, callable results, external declarations.
     pub(crate) fn check_signature(&mut self, func: Func) {
-        let Some(function) = self.module.functions.get(func) else { return };
+        let Some(function) = self.module.functions.get(func) else {
+            return;
+        };
         let location = Location::Function(func);
         let signature = &function.signature;
         let entry_point = function.kind.is_entry_point();
-        let lists = [("parameter", &signature.params), ("result", &signature.returns)];
+        let lists = [
+            ("parameter", &signature.params),
+            ("result", &signature.returns),
+        ];
         for (what, list) in lists {
             for (i, param) in list.iter().enumerate() {
                 if self.module.types.try_get(param.ty).is_none() {
-                    self.report(ErrorKind::InvalidEntity, location.clone(), format!("{what} {i} has type {}, which does not exist", param.ty));
+                    self.report(
+                        ErrorKind::InvalidEntity,
+                        location.clone(),
+                        format!("{what} {i} has type {}, which does not exist", param.ty),
+                    );
                 } else if let Some(problem) = self.type_facts.value_type_problem(param.ty) {
-                    self.report(ErrorKind::MalformedSignature, location.clone(), format!("{what} {i} has {problem}"));
+                    self.report(
+                        ErrorKind::MalformedSignature,
+                        location.clone(),
+                        format!("{what} {i} has {problem}"),
+                    );
                 }
                 match (entry_point, &param.binding) {
                     (true, None) => self.report(
@@ -513,17 +629,32 @@ impl Verifier<'_> {
                     );
                 }
                 if !signature.returns.is_empty() {
-                    self.report(ErrorKind::MalformedSignature, location.clone(), "a kernel returns nothing");
+                    self.report(
+                        ErrorKind::MalformedSignature,
+                        location.clone(),
+                        "a kernel returns nothing",
+                    );
                 }
             }
             FunctionKind::Callable if signature.returns.len() > 1 => {
                 let count = signature.returns.len();
-                self.report(ErrorKind::MalformedSignature, location.clone(), format!("a callable returns at most one value, not {count}"));
+                self.report(
+                    ErrorKind::MalformedSignature,
+                    location.clone(),
+                    format!("a callable returns at most one value, not {count}"),
+                );
             }
             FunctionKind::External if function.layout.entry_block().is_some() => {
-                self.report(ErrorKind::MalformedFunction, location, "an external function has no blocks");
+                self.report(
+                    ErrorKind::MalformedFunction,
+                    location,
+                    "an external function has no blocks",
+                );
             }
-            FunctionKind::Vertex | FunctionKind::Fragment | FunctionKind::Callable | FunctionKind::External => {}
+            FunctionKind::Vertex
+            | FunctionKind::Fragment
+            | FunctionKind::Callable
+            | FunctionKind::External => {}
         }
     }
 }

@@ -35,10 +35,17 @@ struct Construct {
 }
 
 impl Construct {
-    const NONE: Construct = Construct { kind: ConstructKind::None, merge: NONE, continue_target: NONE };
+    const NONE: Construct = Construct {
+        kind: ConstructKind::None,
+        merge: NONE,
+        continue_target: NONE,
+    };
 
     fn is_breakable(&self) -> bool {
-        matches!(self.kind, ConstructKind::Loop | ConstructKind::SimpleLoop | ConstructKind::Switch)
+        matches!(
+            self.kind,
+            ConstructKind::Loop | ConstructKind::SimpleLoop | ConstructKind::Switch
+        )
     }
 
     fn is_loop(&self) -> bool {
@@ -65,8 +72,10 @@ impl Verifier<'_> {
         let mut is_break_target = vec![false; count];
         let mut is_continue_target = vec![false; count];
         let mut exits = Vec::new();
-        for header in 0..count {
-            let Some(terminator) = facts.terminators[header] else { continue };
+        for (header, &terminator) in facts.terminators.iter().enumerate() {
+            let Some(terminator) = terminator else {
+                continue;
+            };
             let data = &dfg.insts[terminator];
             if data.payload.format() != data.opcode.info().format {
                 continue; // reported as a wrong payload
@@ -81,7 +90,8 @@ impl Verifier<'_> {
             for role in data.payload.roles() {
                 match facts.dense(role) {
                     NONE => {
-                        let message = format!("the structural role {role} is not a block in the layout");
+                        let message =
+                            format!("the structural role {role} is not a block in the layout");
                         self.report(ErrorKind::MalformedStructure, location.clone(), message);
                     }
                     0 => {
@@ -94,13 +104,27 @@ impl Verifier<'_> {
             let mut construct = Construct::NONE;
             match &data.payload {
                 Payload::If { .. } => construct.kind = ConstructKind::If,
-                Payload::Loop { prepare, body, update, merge } => {
-                    let roles = [("prepare", prepare.block), ("body", *body), ("update", *update), ("merge", *merge)];
+                Payload::Loop {
+                    prepare,
+                    body,
+                    update,
+                    merge,
+                } => {
+                    let roles = [
+                        ("prepare", prepare.block),
+                        ("body", *body),
+                        ("update", *update),
+                        ("merge", *merge),
+                    ];
                     for (i, (first_name, first)) in roles.iter().enumerate() {
                         for (second_name, second) in &roles[i + 1..] {
                             if first == second {
                                 let message = format!("the loop's {first_name} and {second_name} blocks are both {first}");
-                                self.report(ErrorKind::MalformedStructure, location.clone(), message);
+                                self.report(
+                                    ErrorKind::MalformedStructure,
+                                    location.clone(),
+                                    message,
+                                );
                             }
                         }
                     }
@@ -109,7 +133,8 @@ impl Verifier<'_> {
                 }
                 Payload::SimpleLoop { body, merge } => {
                     if body.block == *merge {
-                        let message = format!("the simple_loop's body and merge blocks are both {merge}");
+                        let message =
+                            format!("the simple_loop's body and merge blocks are both {merge}");
                         self.report(ErrorKind::MalformedStructure, location.clone(), message);
                     }
                     construct.kind = ConstructKind::SimpleLoop;
@@ -132,7 +157,8 @@ impl Verifier<'_> {
                 if owner == NONE {
                     merge_owner[merge] = header as u32;
                 } else if self.options.require_unique_merge_blocks {
-                    let (merge_block, owner_block) = (facts.blocks[merge], facts.blocks[owner as usize]);
+                    let (merge_block, owner_block) =
+                        (facts.blocks[merge], facts.blocks[owner as usize]);
                     let message = format!("{merge_block} is already the merge block of the construct ending {owner_block}");
                     self.report(ErrorKind::DuplicateMerge, location.clone(), message);
                 }
@@ -159,9 +185,13 @@ impl Verifier<'_> {
             (Vec::new(), Vec::new())
         };
         for block in exits {
-            let Some(terminator) = facts.terminators[block] else { continue };
+            let Some(terminator) = facts.terminators[block] else {
+                continue;
+            };
             let data = &dfg.insts[terminator];
-            let Payload::Jump(edge) = &data.payload else { continue };
+            let Payload::Jump(edge) = &data.payload else {
+                continue;
+            };
             let target = facts.dense(edge.block);
             if target == NONE {
                 continue; // reported as a bad edge
@@ -169,7 +199,11 @@ impl Verifier<'_> {
             let location = Location::Inst(facts.func, facts.blocks[block], terminator);
             let is_break = data.opcode == Opcode::Break;
             if canonical && facts.dominators.is_reachable(block as u32) {
-                let nearest = if is_break { nearest_breakable[block] } else { nearest_loop[block] };
+                let nearest = if is_break {
+                    nearest_breakable[block]
+                } else {
+                    nearest_loop[block]
+                };
                 if nearest == NONE {
                     let message = if is_break {
                         "`break` is not inside any loop, simple_loop or switch"
@@ -180,8 +214,11 @@ impl Verifier<'_> {
                     continue;
                 }
                 let construct = constructs[nearest as usize];
-                let (expected, role) =
-                    if is_break { (construct.merge, "merges at") } else { (construct.continue_target, "continues at") };
+                let (expected, role) = if is_break {
+                    (construct.merge, "merges at")
+                } else {
+                    (construct.continue_target, "continues at")
+                };
                 if expected != target {
                     let expected_name = if expected == NONE {
                         "no block in the layout".to_string()
@@ -198,7 +235,11 @@ impl Verifier<'_> {
                     self.report(ErrorKind::NonCanonicalBreakContinue, location, message);
                 }
             } else {
-                let allowed = if is_break { is_break_target[target as usize] } else { is_continue_target[target as usize] };
+                let allowed = if is_break {
+                    is_break_target[target as usize]
+                } else {
+                    is_continue_target[target as usize]
+                };
                 if !allowed {
                     let message = if is_break {
                         format!("`break` targets {}, which is not the merge of any loop, simple_loop or switch", edge.block)
@@ -214,12 +255,22 @@ impl Verifier<'_> {
 
 /// For each reachable block, the nearest strict dominator whose construct passes
 /// `is_candidate` and whose merge does not dominate the block; `NONE` when there is none.
-fn nearest_open_constructs(facts: &BodyFacts, constructs: &[Construct], is_candidate: fn(&Construct) -> bool) -> Vec<u32> {
+fn nearest_open_constructs(
+    facts: &BodyFacts,
+    constructs: &[Construct],
+    is_candidate: fn(&Construct) -> bool,
+) -> Vec<u32> {
     let dominators = &facts.dominators;
     let mut nearest = vec![NONE; constructs.len()];
     for &block in dominators.preorder() {
-        let Some(parent) = dominators.idom(block) else { continue };
-        let mut candidate = if is_candidate(&constructs[parent as usize]) { parent } else { nearest[parent as usize] };
+        let Some(parent) = dominators.idom(block) else {
+            continue;
+        };
+        let mut candidate = if is_candidate(&constructs[parent as usize]) {
+            parent
+        } else {
+            nearest[parent as usize]
+        };
         while candidate != NONE {
             let merge = constructs[candidate as usize].merge;
             if merge != NONE && dominators.dominates(merge, block) {

@@ -3,7 +3,10 @@
 
 use codespan_reporting::diagnostic::{Diagnostic, Label};
 use codespan_reporting::files::SimpleFile;
-use codespan_reporting::term::{self, termcolor::{ColorChoice, StandardStream}};
+use codespan_reporting::term::{
+    self,
+    termcolor::{ColorChoice, StandardStream},
+};
 use oxir_ir::parser::ParseError;
 use oxir_ir::verifier::VerifierReport;
 use oxir_ir::Module;
@@ -30,7 +33,11 @@ fn byte_offset(text: &str, line: u32, column: u32) -> usize {
     let mut offset = 0usize;
     for (i, l) in text.split_inclusive('\n').enumerate() {
         if i + 1 == line as usize {
-            let col_bytes: usize = l.chars().take(column.saturating_sub(1) as usize).map(char::len_utf8).sum();
+            let col_bytes: usize = l
+                .chars()
+                .take(column.saturating_sub(1) as usize)
+                .map(char::len_utf8)
+                .sum();
             return (offset + col_bytes).min(text.len());
         }
         offset += l.len();
@@ -41,7 +48,10 @@ fn byte_offset(text: &str, line: u32, column: u32) -> usize {
 /// Prints `FILE:LINE:COLUMN: error: message` and a source snippet.
 pub fn report_parse_error(path: &Path, text: &str, error: &ParseError) {
     let name = path.display().to_string();
-    eprintln!("{name}:{}:{}: error: {}", error.line, error.column, error.message);
+    eprintln!(
+        "{name}:{}:{}: error: {}",
+        error.line, error.column, error.message
+    );
     let file = SimpleFile::new(name, text);
     let start = byte_offset(text, error.line, error.column);
     let end = (start + 1).min(text.len()).max(start);
@@ -58,5 +68,9 @@ pub fn report_verifier_errors(path: &Path, _module: &Module, report: &VerifierRe
     for error in &report.errors {
         eprintln!("{}: error: {error}", path.display());
     }
-    eprintln!("{}: {} verifier error(s)", path.display(), report.errors.len());
+    eprintln!(
+        "{}: {} verifier error(s)",
+        path.display(),
+        report.errors.len()
+    );
 }

@@ -16,7 +16,11 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(name = "oxir", version, about = "oxir: an optimising compiler for GPU kernels and shaders")]
+#[command(
+    name = "oxir",
+    version,
+    about = "oxir: an optimising compiler for GPU kernels and shaders"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -80,9 +84,14 @@ fn read_input(path: &Path) -> Result<String, Failure> {
             .map_err(|e| Failure::Usage(format!("cannot read standard input: {e}")))?;
         return Ok(text);
     }
-    let bytes = std::fs::read(path).map_err(|e| Failure::Usage(format!("cannot read {}: {e}", path.display())))?;
+    let bytes = std::fs::read(path)
+        .map_err(|e| Failure::Usage(format!("cannot read {}: {e}", path.display())))?;
     String::from_utf8(bytes).map_err(|e| {
-        eprintln!("error: {}: input is not UTF-8 (byte {})", path.display(), e.utf8_error().valid_up_to());
+        eprintln!(
+            "error: {}: input is not UTF-8 (byte {})",
+            path.display(),
+            e.utf8_error().valid_up_to()
+        );
         Failure::Rejected
     })
 }
@@ -100,13 +109,25 @@ fn parse_file(path: &Path) -> Result<(Module, String), Failure> {
 
 fn run(cli: Cli) -> Result<(), Failure> {
     match cli.command {
-        Command::Print { file, flat: _, structured } => {
+        Command::Print {
+            file,
+            flat: _,
+            structured,
+        } => {
             let (module, _) = parse_file(&file)?;
-            let view = if structured { View::Structured } else { View::Flat };
+            let view = if structured {
+                View::Structured
+            } else {
+                View::Flat
+            };
             print!("{}", print_module(&module, view));
             Ok(())
         }
-        Command::Verify { file, require, print } => {
+        Command::Verify {
+            file,
+            require,
+            print,
+        } => {
             let mut options = VerifierOptions::default();
             for name in &require {
                 if name == "all" {

@@ -5,7 +5,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn oxir(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_oxir")).args(args).env("NO_COLOR", "1").output().expect("oxir runs")
+    Command::new(env!("CARGO_BIN_EXE_oxir"))
+        .args(args)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("oxir runs")
 }
 
 fn repo() -> PathBuf {
@@ -30,7 +34,14 @@ fn stderr(output: &Output) -> String {
 #[test]
 fn verify_accepts_the_example_and_prints_it() {
     let example = repo().join("examples/clamp_scale.oxir");
-    let out = oxir(&["verify", example.to_str().unwrap(), "--require", "all", "--print", "structured"]);
+    let out = oxir(&[
+        "verify",
+        example.to_str().unwrap(),
+        "--require",
+        "all",
+        "--print",
+        "structured",
+    ]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let text = std::fs::read_to_string(&example).unwrap();
     assert_eq!(String::from_utf8_lossy(&out.stdout), text);
@@ -43,7 +54,10 @@ fn print_round_trips_both_views() {
     assert_eq!(flat.status.code(), Some(0));
     let structured = oxir(&["print", example.to_str().unwrap(), "--structured"]);
     assert_eq!(structured.status.code(), Some(0));
-    assert_eq!(String::from_utf8_lossy(&structured.stdout), std::fs::read_to_string(&example).unwrap());
+    assert_eq!(
+        String::from_utf8_lossy(&structured.stdout),
+        std::fs::read_to_string(&example).unwrap()
+    );
     assert_ne!(flat.stdout, structured.stdout);
 }
 
@@ -52,11 +66,18 @@ fn parse_errors_exit_1_with_file_line_and_column() {
     let dir = std::env::temp_dir().join(format!("oxir-cli-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let bad = dir.join("bad.oxir");
-    std::fs::write(&bad, "callable @f() {\nblock0:\n    v0: i32 = frobnicate\n}\n").unwrap();
+    std::fs::write(
+        &bad,
+        "callable @f() {\nblock0:\n    v0: i32 = frobnicate\n}\n",
+    )
+    .unwrap();
     let out = oxir(&["verify", bad.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     let err = stderr(&out);
-    assert!(err.contains("bad.oxir:3:15: error: unknown opcode `frobnicate`"), "{err}");
+    assert!(
+        err.contains("bad.oxir:3:15: error: unknown opcode `frobnicate`"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -78,9 +99,17 @@ fn usage_and_io_errors_exit_2() {
     assert_eq!(oxir(&[]).status.code(), Some(2));
     assert_eq!(oxir(&["verify"]).status.code(), Some(2));
     assert_eq!(oxir(&["frobnicate"]).status.code(), Some(2));
-    assert_eq!(oxir(&["verify", "/nonexistent/file.oxir"]).status.code(), Some(2));
+    assert_eq!(
+        oxir(&["verify", "/nonexistent/file.oxir"]).status.code(),
+        Some(2)
+    );
     let example = repo().join("examples/clamp_scale.oxir");
-    assert_eq!(oxir(&["verify", example.to_str().unwrap(), "--require", "bogus"]).status.code(), Some(2));
+    assert_eq!(
+        oxir(&["verify", example.to_str().unwrap(), "--require", "bogus"])
+            .status
+            .code(),
+        Some(2)
+    );
     assert_eq!(oxir(&["--help"]).status.code(), Some(0));
 }
 
@@ -97,10 +126,22 @@ fn damaged_fixtures_exit_0_or_1_never_101() {
         let text = std::fs::read_to_string(&fixture).unwrap();
         let lines: Vec<&str> = text.lines().collect();
         let mut variants: Vec<String> = (0..lines.len())
-            .map(|skip| lines.iter().enumerate().filter(|&(i, _)| i != skip).map(|(_, l)| format!("{l}\n")).collect())
+            .map(|skip| {
+                lines
+                    .iter()
+                    .enumerate()
+                    .filter(|&(i, _)| i != skip)
+                    .map(|(_, l)| format!("{l}\n"))
+                    .collect()
+            })
             .collect();
         let step = (text.len() / 40).max(1);
-        variants.extend((0..text.len()).step_by(step).filter(|&k| text.is_char_boundary(k)).map(|k| text[..k].to_string()));
+        variants.extend(
+            (0..text.len())
+                .step_by(step)
+                .filter(|&k| text.is_char_boundary(k))
+                .map(|k| text[..k].to_string()),
+        );
         for (i, variant) in variants.iter().enumerate() {
             let path = dir.join(format!("damaged_{i}.oxir"));
             std::fs::write(&path, variant).unwrap();
@@ -109,12 +150,23 @@ fn damaged_fixtures_exit_0_or_1_never_101() {
                 Some(0) => accepted += 1,
                 Some(1) => {
                     rejected += 1;
-                    assert!(stderr(&out).contains("error"), "exit 1 without a diagnostic for {}", fixture.display());
+                    assert!(
+                        stderr(&out).contains("error"),
+                        "exit 1 without a diagnostic for {}",
+                        fixture.display()
+                    );
                 }
-                other => panic!("{} variant {i}: exit {other:?}\n{}\n--- input\n{variant}", fixture.display(), stderr(&out)),
+                other => panic!(
+                    "{} variant {i}: exit {other:?}\n{}\n--- input\n{variant}",
+                    fixture.display(),
+                    stderr(&out)
+                ),
             }
         }
     }
     eprintln!("damaged fixtures: {rejected} rejected with exit 1, {accepted} still valid (exit 0)");
-    assert!(rejected > accepted * 2, "most damage must be detected: {rejected} rejected, {accepted} accepted");
+    assert!(
+        rejected > accepted * 2,
+        "most damage must be detected: {rejected} rejected, {accepted} accepted"
+    );
 }

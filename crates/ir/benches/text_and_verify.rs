@@ -14,15 +14,24 @@ use synthetic::synthetic_module;
 
 fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("ir");
-    group.sample_size(10).warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(3));
+    group
+        .sample_size(10)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(3));
     for size in [10_000usize, 100_000, 1_000_000] {
         let module = synthetic_module(size);
         let insts = module.inst_count() as u64;
         let text = print_module(&module, View::Flat);
         group.throughput(Throughput::Elements(insts));
-        group.bench_with_input(BenchmarkId::new("build", size), &size, |b, &n| b.iter(|| black_box(synthetic_module(n))));
-        group.bench_with_input(BenchmarkId::new("print", size), &module, |b, m| b.iter(|| black_box(print_module(m, View::Flat))));
-        group.bench_with_input(BenchmarkId::new("parse", size), &text, |b, t| b.iter(|| black_box(parse_module(t).expect("parses"))));
+        group.bench_with_input(BenchmarkId::new("build", size), &size, |b, &n| {
+            b.iter_with_large_drop(|| synthetic_module(n))
+        });
+        group.bench_with_input(BenchmarkId::new("print", size), &module, |b, m| {
+            b.iter_with_large_drop(|| print_module(m, View::Flat))
+        });
+        group.bench_with_input(BenchmarkId::new("parse", size), &text, |b, t| {
+            b.iter_with_large_drop(|| parse_module(t).expect("parses"))
+        });
         group.bench_with_input(BenchmarkId::new("verify", size), &module, |b, m| {
             b.iter(|| assert!(verify_module(m, &VerifierOptions::default()).succeeded()))
         });

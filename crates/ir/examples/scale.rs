@@ -16,7 +16,10 @@ fn peak_rss_kib() -> Option<u64> {
 }
 
 fn main() {
-    let n: usize = std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or(1_000_000);
+    let n: usize = std::env::args()
+        .nth(1)
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(1_000_000);
     let text = {
         let module = synthetic::synthetic_module(n);
         print_module(&module, View::Flat)

@@ -105,8 +105,14 @@ mod tests {
     fn scalar_bits_are_canonical() {
         assert_eq!(canonical_scalar_bits(Scalar::I8, 0xff), u64::MAX);
         assert_eq!(canonical_scalar_bits(Scalar::U8, 0x1ff), 0xff);
-        assert_eq!(canonical_scalar_bits(Scalar::I32, 0x8000_0000), 0xffff_ffff_8000_0000);
+        assert_eq!(
+            canonical_scalar_bits(Scalar::I32, 0x8000_0000),
+            0xffff_ffff_8000_0000
+        );
         assert_eq!(canonical_scalar_bits(Scalar::BOOL, 7), 1);
-        assert_eq!(canonical_scalar_bits(Scalar::F32, 0xdead_0000_3f80_0000), 0x3f80_0000);
+        assert_eq!(
+            canonical_scalar_bits(Scalar::F32, 0xdead_0000_3f80_0000),
+            0x3f80_0000
+        );
     }
 }

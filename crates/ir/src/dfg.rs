@@ -69,7 +69,10 @@ impl DataFlowGraph {
 
     /// Creates the result value of `inst` with type `ty`.
     pub fn make_result(&mut self, inst: Inst, ty: Type) -> Value {
-        let v = self.values.push(ValueData { ty, def: ValueDef::Result(inst) });
+        let v = self.values.push(ValueData {
+            ty,
+            def: ValueDef::Result(inst),
+        });
         self.results[inst] = v.into();
         v
     }
@@ -77,7 +80,10 @@ impl DataFlowGraph {
     /// Attaches an existing (detached) value as the result of `inst`; used by the parser
     /// to keep the text's value numbers.
     pub fn attach_result(&mut self, inst: Inst, value: Value, ty: Type) {
-        self.values[value] = ValueData { ty, def: ValueDef::Result(inst) };
+        self.values[value] = ValueData {
+            ty,
+            def: ValueDef::Result(inst),
+        };
         self.results[inst] = value.into();
     }
 
@@ -117,14 +123,21 @@ impl DataFlowGraph {
     }
 
     pub fn set_metadata(&mut self, inst: Inst, md: Metadata) {
-        self.inst_metadata[inst] = if md.is_empty() { None } else { Some(Box::new(md)) };
+        self.inst_metadata[inst] = if md.is_empty() {
+            None
+        } else {
+            Some(Box::new(md))
+        };
     }
 
     // --- values --------------------------------------------------------------------------
 
     /// Creates a value with no definition yet (parser placeholders, builder variables).
     pub fn make_detached_value(&mut self, ty: Type) -> Value {
-        self.values.push(ValueData { ty, def: ValueDef::Detached })
+        self.values.push(ValueData {
+            ty,
+            def: ValueDef::Detached,
+        })
     }
 
     pub fn value_is_valid(&self, v: Value) -> bool {
@@ -165,11 +178,17 @@ impl DataFlowGraph {
         // that instruction now has no result users but still exists.
         if let ValueDef::Result(inst) = self.values[old].def {
             self.results[inst] = PackedOption::default();
-            let fresh = self.values.push(ValueData { ty: self.values[old].ty, def: ValueDef::Result(inst) });
+            let fresh = self.values.push(ValueData {
+                ty: self.values[old].ty,
+                def: ValueDef::Result(inst),
+            });
             self.results[inst] = fresh.into();
         }
         if let ValueDef::Param(block, index) = self.values[old].def {
-            let fresh = self.values.push(ValueData { ty: self.values[old].ty, def: ValueDef::Param(block, index) });
+            let fresh = self.values.push(ValueData {
+                ty: self.values[old].ty,
+                def: ValueDef::Param(block, index),
+            });
             self.blocks[block].params[index as usize] = fresh;
         }
         self.values[old].def = ValueDef::Alias(new);
@@ -189,7 +208,10 @@ impl DataFlowGraph {
         if let Some(v) = self.const_values.get(c).and_then(|v| v.expand()) {
             return v;
         }
-        let v = self.values.push(ValueData { ty, def: ValueDef::Const(c) });
+        let v = self.values.push(ValueData {
+            ty,
+            def: ValueDef::Const(c),
+        });
         self.const_values[c] = v.into();
         v
     }
@@ -200,7 +222,10 @@ impl DataFlowGraph {
         if let Some(v) = self.global_values.get(g).and_then(|v| v.expand()) {
             return v;
         }
-        let v = self.values.push(ValueData { ty: ptr_ty, def: ValueDef::Global(g) });
+        let v = self.values.push(ValueData {
+            ty: ptr_ty,
+            def: ValueDef::Global(g),
+        });
         self.global_values[g] = v.into();
         v
     }
@@ -217,7 +242,10 @@ impl DataFlowGraph {
 
     pub fn append_block_param(&mut self, block: Block, ty: Type) -> Value {
         let index = self.blocks[block].params.len() as u32;
-        let v = self.values.push(ValueData { ty, def: ValueDef::Param(block, index) });
+        let v = self.values.push(ValueData {
+            ty,
+            def: ValueDef::Param(block, index),
+        });
         self.blocks[block].params.push(v);
         v
     }
@@ -225,7 +253,10 @@ impl DataFlowGraph {
     /// Attaches an existing detached value as the next parameter of `block` (parser).
     pub fn attach_block_param(&mut self, block: Block, value: Value, ty: Type) {
         let index = self.blocks[block].params.len() as u32;
-        self.values[value] = ValueData { ty, def: ValueDef::Param(block, index) };
+        self.values[value] = ValueData {
+            ty,
+            def: ValueDef::Param(block, index),
+        };
         self.blocks[block].params.push(value);
     }
 

@@ -27,7 +27,10 @@ pub enum FunctionKind {
 
 impl FunctionKind {
     pub fn is_entry_point(self) -> bool {
-        matches!(self, FunctionKind::Kernel { .. } | FunctionKind::Vertex | FunctionKind::Fragment)
+        matches!(
+            self,
+            FunctionKind::Kernel { .. } | FunctionKind::Vertex | FunctionKind::Fragment
+        )
     }
 
     pub fn keyword(self) -> &'static str {
@@ -176,14 +179,20 @@ impl Sampling {
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum StageBinding {
     Builtin(Builtin),
-    Location { location: u32, interpolation: Option<Interpolation> },
+    Location {
+        location: u32,
+        interpolation: Option<Interpolation>,
+    },
 }
 
 impl fmt::Display for StageBinding {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             StageBinding::Builtin(b) => write!(f, "builtin({})", b.name()),
-            StageBinding::Location { location, interpolation } => {
+            StageBinding::Location {
+                location,
+                interpolation,
+            } => {
                 write!(f, "location({location}")?;
                 if let Some(i) = interpolation {
                     write!(f, ", {}, {}", i.kind.name(), i.sampling.name())?;
@@ -208,7 +217,10 @@ impl AbiParam {
     }
 
     pub fn bound(ty: Type, binding: StageBinding) -> Self {
-        AbiParam { ty, binding: Some(binding) }
+        AbiParam {
+            ty,
+            binding: Some(binding),
+        }
     }
 }
 
@@ -262,9 +274,14 @@ impl Function {
     /// Executable successors of `block` (one per edge, duplicates kept), from its
     /// terminator. Structural roles are not successors.
     pub fn successors(&self, block: Block) -> impl Iterator<Item = Block> + '_ {
-        self.terminator(block)
-            .into_iter()
-            .flat_map(move |t| self.dfg.inst(t).payload.edges().into_iter().map(|e| e.block))
+        self.terminator(block).into_iter().flat_map(move |t| {
+            self.dfg
+                .inst(t)
+                .payload
+                .edges()
+                .into_iter()
+                .map(|e| e.block)
+        })
     }
 
     /// Appends a new empty block to the layout.
@@ -276,7 +293,10 @@ impl Function {
 
     /// Number of instructions placed in blocks of the layout.
     pub fn placed_inst_count(&self) -> usize {
-        self.layout.blocks().map(|b| self.layout.block_insts(b).count()).sum()
+        self.layout
+            .blocks()
+            .map(|b| self.layout.block_insts(b).count())
+            .sum()
     }
 
     /// Removes `inst` from its block and detaches its result.

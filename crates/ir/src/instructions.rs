@@ -22,11 +22,17 @@ pub struct BlockCall {
 
 impl BlockCall {
     pub fn new(block: Block) -> Self {
-        BlockCall { block, args: SmallVec::new() }
+        BlockCall {
+            block,
+            args: SmallVec::new(),
+        }
     }
 
     pub fn with_args(block: Block, args: &[Value]) -> Self {
-        BlockCall { block, args: SmallVec::from_slice(args) }
+        BlockCall {
+            block,
+            args: SmallVec::from_slice(args),
+        }
     }
 }
 
@@ -50,20 +56,38 @@ pub enum Payload {
     Message(Box<str>),
     /// `br`, `break`, `continue`.
     Jump(BlockCall),
-    CondBranch { then_dest: BlockCall, else_dest: BlockCall },
+    CondBranch {
+        then_dest: BlockCall,
+        else_dest: BlockCall,
+    },
     SwitchBranch(Box<SwitchTable>),
     /// Structured if: executable edges to both arms; `merge` is a role and may be absent
     /// when neither arm reaches it (both return, for example).
-    If { then_dest: BlockCall, else_dest: BlockCall, merge: Option<Block> },
+    If {
+        then_dest: BlockCall,
+        else_dest: BlockCall,
+        merge: Option<Block>,
+    },
     /// Structured loop: `prepare` is the executable edge; it evaluates the condition and
     /// branches to `body` or `merge`; `body` ends by reaching `update`, which branches back
     /// to `prepare`. `continue` targets `update`, `break` targets `merge`.
-    Loop { prepare: BlockCall, body: Block, update: Block, merge: Block },
+    Loop {
+        prepare: BlockCall,
+        body: Block,
+        update: Block,
+        merge: Block,
+    },
     /// Unconditional loop: `body` is entered by the edge and loops back to itself (by
     /// `continue body` or `br body`); it leaves only by `break merge`.
-    SimpleLoop { body: BlockCall, merge: Block },
+    SimpleLoop {
+        body: BlockCall,
+        merge: Block,
+    },
     /// Structured switch: case and default edges, plus the merge role.
-    Switch { table: Box<SwitchTable>, merge: Block },
+    Switch {
+        table: Box<SwitchTable>,
+        merge: Block,
+    },
 }
 
 impl Payload {
@@ -90,7 +114,15 @@ impl Payload {
         match self {
             Payload::None | Payload::Indices(_) | Payload::Callee(_) | Payload::Message(_) => {}
             Payload::Jump(dest) => out.push(dest),
-            Payload::CondBranch { then_dest, else_dest } | Payload::If { then_dest, else_dest, .. } => {
+            Payload::CondBranch {
+                then_dest,
+                else_dest,
+            }
+            | Payload::If {
+                then_dest,
+                else_dest,
+                ..
+            } => {
                 out.push(then_dest);
                 out.push(else_dest);
             }
@@ -110,7 +142,15 @@ impl Payload {
         match self {
             Payload::None | Payload::Indices(_) | Payload::Callee(_) | Payload::Message(_) => {}
             Payload::Jump(dest) => out.push(dest),
-            Payload::CondBranch { then_dest, else_dest } | Payload::If { then_dest, else_dest, .. } => {
+            Payload::CondBranch {
+                then_dest,
+                else_dest,
+            }
+            | Payload::If {
+                then_dest,
+                else_dest,
+                ..
+            } => {
                 out.push(then_dest);
                 out.push(else_dest);
             }
@@ -140,12 +180,19 @@ impl Payload {
     pub fn roles(&self) -> SmallVec<[Block; 3]> {
         let mut out = SmallVec::new();
         match self {
-            Payload::Loop { body, update, merge, .. } => {
+            Payload::Loop {
+                body,
+                update,
+                merge,
+                ..
+            } => {
                 out.push(*body);
                 out.push(*update);
                 out.push(*merge);
             }
-            Payload::If { merge: Some(merge), .. }
+            Payload::If {
+                merge: Some(merge), ..
+            }
             | Payload::SimpleLoop { merge, .. }
             | Payload::Switch { merge, .. } => out.push(*merge),
             _ => {}
@@ -165,19 +212,29 @@ pub struct InstData {
 
 impl InstData {
     pub fn new(opcode: Opcode, args: &[Value]) -> Self {
-        InstData { opcode, args: SmallVec::from_slice(args), payload: Payload::None }
+        InstData {
+            opcode,
+            args: SmallVec::from_slice(args),
+            payload: Payload::None,
+        }
     }
 
     pub fn with_payload(opcode: Opcode, args: &[Value], payload: Payload) -> Self {
-        InstData { opcode, args: SmallVec::from_slice(args), payload }
+        InstData {
+            opcode,
+            args: SmallVec::from_slice(args),
+            payload,
+        }
     }
 
     /// Every value this instruction reads: operands, then edge arguments in edge order.
     pub fn all_values(&self) -> impl Iterator<Item = Value> + '_ {
-        self.args
-            .iter()
-            .copied()
-            .chain(self.payload.edges().into_iter().flat_map(|e| e.args.iter().copied()))
+        self.args.iter().copied().chain(
+            self.payload
+                .edges()
+                .into_iter()
+                .flat_map(|e| e.args.iter().copied()),
+        )
     }
 
     /// Applies `f` to every value operand and edge argument.

@@ -60,7 +60,10 @@ impl Layout {
     }
 
     pub fn append_block(&mut self, block: Block) {
-        debug_assert!(!self.is_block_inserted(block), "{block} is already in the layout");
+        debug_assert!(
+            !self.is_block_inserted(block),
+            "{block} is already in the layout"
+        );
         let node = &mut self.blocks[block];
         node.inserted = true;
         node.prev = self.last_block;
@@ -114,7 +117,10 @@ impl Layout {
         let (prev, next) = {
             let node = &mut self.blocks[block];
             node.inserted = false;
-            (std::mem::take(&mut node.prev), std::mem::take(&mut node.next))
+            (
+                std::mem::take(&mut node.prev),
+                std::mem::take(&mut node.next),
+            )
         };
         match prev.expand() {
             Some(p) => self.blocks[p].next = next,
@@ -137,7 +143,10 @@ impl Layout {
 
     /// Blocks in order.
     pub fn blocks(&self) -> Blocks<'_> {
-        Blocks { layout: self, next: self.first_block.expand() }
+        Blocks {
+            layout: self,
+            next: self.first_block.expand(),
+        }
     }
 
     // --- instructions --------------------------------------------------------------------
@@ -165,7 +174,11 @@ impl Layout {
     pub fn append_inst(&mut self, inst: Inst, block: Block) {
         debug_assert!(self.inst_block(inst).is_none(), "{inst} is already placed");
         let last = self.blocks[block].last_inst;
-        self.insts[inst] = InstNode { block: block.into(), prev: last, next: None.into() };
+        self.insts[inst] = InstNode {
+            block: block.into(),
+            prev: last,
+            next: None.into(),
+        };
         match last.expand() {
             Some(l) => self.insts[l].next = inst.into(),
             None => self.blocks[block].first_inst = inst.into(),
@@ -184,7 +197,11 @@ impl Layout {
         debug_assert!(self.inst_block(inst).is_none(), "{inst} is already placed");
         let block = self.insts[before].block;
         let prev = self.insts[before].prev;
-        self.insts[inst] = InstNode { block, prev, next: before.into() };
+        self.insts[inst] = InstNode {
+            block,
+            prev,
+            next: before.into(),
+        };
         self.insts[before].prev = inst.into();
         match prev.expand() {
             Some(p) => self.insts[p].next = inst.into(),
@@ -200,7 +217,9 @@ impl Layout {
         match self.next_inst(after) {
             Some(next) => self.insert_inst_before(inst, next),
             None => {
-                let block = self.inst_block(after).expect("instruction is placed in a block");
+                let block = self
+                    .inst_block(after)
+                    .expect("instruction is placed in a block");
                 self.append_inst(inst, block);
             }
         }
@@ -222,13 +241,18 @@ impl Layout {
 
     /// Instructions of `block`, in order.
     pub fn block_insts(&self, block: Block) -> Insts<'_> {
-        Insts { layout: self, next: self.first_inst(block) }
+        Insts {
+            layout: self,
+            next: self.first_inst(block),
+        }
     }
 
     /// Moves every instruction from `inst` (inclusive) to the end of its block to the end
     /// of `dest`. O(number of moved instructions), for the block parents.
     pub fn split_block_at(&mut self, inst: Inst, dest: Block) {
-        let Some(src) = self.inst_block(inst) else { return };
+        let Some(src) = self.inst_block(inst) else {
+            return;
+        };
         let prev = self.insts[inst].prev;
         let last = self.blocks[src].last_inst;
         match prev.expand() {
@@ -299,7 +323,10 @@ mod tests {
         layout.insert_inst_after(i[3], i[2]);
         assert_eq!(layout.block_insts(b0).collect::<Vec<_>>(), i);
         layout.remove_inst(i[1]);
-        assert_eq!(layout.block_insts(b0).collect::<Vec<_>>(), vec![i[0], i[2], i[3]]);
+        assert_eq!(
+            layout.block_insts(b0).collect::<Vec<_>>(),
+            vec![i[0], i[2], i[3]]
+        );
         layout.split_block_at(i[2], b1);
         assert_eq!(layout.block_insts(b0).collect::<Vec<_>>(), vec![i[0]]);
         assert_eq!(layout.block_insts(b1).collect::<Vec<_>>(), vec![i[2], i[3]]);

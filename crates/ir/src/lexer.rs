@@ -17,7 +17,10 @@ pub enum Tok<'a> {
     Struct(&'a str),
     /// An integer literal; negative literals are stored as their two's complement and
     /// flagged.
-    Int { bits: u64, negative: bool },
+    Int {
+        bits: u64,
+        negative: bool,
+    },
     /// A float literal, kept as text so each width parses it exactly.
     Float(&'a str),
     Str(Cow<'a, str>),
@@ -44,7 +47,10 @@ impl fmt::Display for Tok<'_> {
             Tok::Ident(s) => write!(f, "`{s}`"),
             Tok::Global(s) => write!(f, "`@{s}`"),
             Tok::Struct(s) => write!(f, "`%{s}`"),
-            Tok::Int { bits, negative: true } => write!(f, "`{}`", *bits as i64),
+            Tok::Int {
+                bits,
+                negative: true,
+            } => write!(f, "`{}`", *bits as i64),
             Tok::Int { bits, .. } => write!(f, "`{bits}`"),
             Tok::Float(s) => write!(f, "`{s}`"),
             Tok::Str(_) => f.write_str("a string"),
@@ -78,7 +84,10 @@ pub struct Token<'a> {
 /// The 1-based column (in characters) of byte `offset` of `src`.
 pub fn column_of(src: &str, offset: usize) -> u32 {
     let offset = offset.min(src.len());
-    let offset = (0..=offset).rev().find(|&o| src.is_char_boundary(o)).unwrap_or(0);
+    let offset = (0..=offset)
+        .rev()
+        .find(|&o| src.is_char_boundary(o))
+        .unwrap_or(0);
     let line_start = src[..offset].rfind('\n').map_or(0, |i| i + 1);
     src[line_start..offset].chars().count() as u32 + 1
 }
@@ -110,7 +119,12 @@ pub struct Lexer<'a> {
 
 impl<'a> Lexer<'a> {
     pub fn new(src: &'a str) -> Self {
-        Lexer { src, pos: 0, line: 1, finished: false }
+        Lexer {
+            src,
+            pos: 0,
+            line: 1,
+            finished: false,
+        }
     }
 
     fn column_of(&self, offset: usize) -> u32 {
@@ -132,13 +146,31 @@ impl<'a> Lexer<'a> {
         loop {
             let start = self.pos;
             let Some(&b) = bytes.get(start) else {
-                let tok = if self.finished { Tok::Eof } else { Tok::Newline };
+                let tok = if self.finished {
+                    Tok::Eof
+                } else {
+                    Tok::Newline
+                };
                 self.finished = true;
-                return Ok(Token { tok, line: self.line, offset: self.src.len() });
+                return Ok(Token {
+                    tok,
+                    line: self.line,
+                    offset: self.src.len(),
+                });
             };
             let line = self.line;
-            let err = |message: String| LexError { line, column: column_of(self.src, start), message };
-            let token = |tok| Ok(Token { tok, line, offset: start });
+            let err = |message: String| LexError {
+                line,
+                column: column_of(self.src, start),
+                message,
+            };
+            let token = |tok| {
+                Ok(Token {
+                    tok,
+                    line,
+                    offset: start,
+                })
+            };
             match b {
                 b'\n' => {
                     self.pos += 1;
@@ -178,14 +210,30 @@ impl<'a> Lexer<'a> {
                     }
                     self.pos = end;
                     let name = &self.src[start + 1..end];
-                    return token(if b == b'@' { Tok::Global(name) } else { Tok::Struct(name) });
+                    return token(if b == b'@' {
+                        Tok::Global(name)
+                    } else {
+                        Tok::Struct(name)
+                    });
                 }
-                b'"' => return self.string(start).map(|s| Token { tok: Tok::Str(s), line, offset: start }),
+                b'"' => {
+                    return self.string(start).map(|s| Token {
+                        tok: Tok::Str(s),
+                        line,
+                        offset: start,
+                    })
+                }
                 b'-' if bytes.get(start + 1) == Some(&b'>') => {
                     self.pos += 2;
                     return token(Tok::Arrow);
                 }
-                b'-' | b'0'..=b'9' => return self.number(start).map(|tok| Token { tok, line, offset: start }),
+                b'-' | b'0'..=b'9' => {
+                    return self.number(start).map(|tok| Token {
+                        tok,
+                        line,
+                        offset: start,
+                    })
+                }
                 b if is_ident_start(b) => {
                     let end = self.ident_end(start);
                     self.pos = end;
@@ -200,7 +248,11 @@ impl<'a> Lexer<'a> {
     }
 
     fn error_here(&self, offset: usize, message: String) -> LexError {
-        LexError { line: self.line, column: self.column_of(offset), message }
+        LexError {
+            line: self.line,
+            column: self.column_of(offset),
+            message,
+        }
     }
 
     fn string(&mut self, start: usize) -> Result<Cow<'a, str>, LexError> {
@@ -218,7 +270,9 @@ impl<'a> Lexer<'a> {
         let mut value = String::from(&self.src[body..i]);
         loop {
             match bytes.get(i) {
-                None | Some(b'\n') => return Err(self.error_here(start, "unterminated string".into())),
+                None | Some(b'\n') => {
+                    return Err(self.error_here(start, "unterminated string".into()))
+                }
                 Some(b'"') => break,
                 Some(b'\\') => {
                     let escape = bytes.get(i + 1).copied();
@@ -231,11 +285,14 @@ impl<'a> Lexer<'a> {
                             let rest = &self.src[i + 2..];
                             let close = rest.find('}').filter(|&c| c <= 9);
                             let code = match close {
-                                Some(end) if rest.starts_with('{') => u32::from_str_radix(&rest[1..end], 16).ok(),
+                                Some(end) if rest.starts_with('{') => {
+                                    u32::from_str_radix(&rest[1..end], 16).ok()
+                                }
                                 _ => None,
                             };
                             let Some(ch) = code.and_then(char::from_u32) else {
-                                return Err(self.error_here(i, "invalid `\\u{...}` escape in string".into()));
+                                return Err(self
+                                    .error_here(i, "invalid `\\u{...}` escape in string".into()));
                             };
                             value.push(ch);
                             i += close.unwrap_or(0) + 1;
@@ -267,17 +324,20 @@ impl<'a> Lexer<'a> {
             }
             return Err(self.error_here(start, format!("unexpected `{}`", &self.src[start..end])));
         }
-        let hex = bytes.get(digits_start) == Some(&b'0') && matches!(bytes.get(digits_start + 1), Some(b'x' | b'X'));
+        let hex = bytes.get(digits_start) == Some(&b'0')
+            && matches!(bytes.get(digits_start + 1), Some(b'x' | b'X'));
         if hex {
             let mut end = digits_start + 2;
             while end < bytes.len() && bytes[end].is_ascii_hexdigit() {
                 end += 1;
             }
             let digits = &self.src[digits_start + 2..end];
-            let value = u64::from_str_radix(digits, 16)
-                .map_err(|_| self.error_here(start, format!("invalid hexadecimal literal `0x{digits}`")))?;
+            let value = u64::from_str_radix(digits, 16).map_err(|_| {
+                self.error_here(start, format!("invalid hexadecimal literal `0x{digits}`"))
+            })?;
             self.pos = end;
-            return int_token(value, negative).ok_or_else(|| self.error_here(start, "integer literal out of range".into()));
+            return int_token(value, negative)
+                .ok_or_else(|| self.error_here(start, "integer literal out of range".into()));
         }
         let mut end = digits_start;
         let mut is_float = false;
@@ -289,7 +349,9 @@ impl<'a> Lexer<'a> {
                 is_float = true;
                 end += 1;
             } else if (b == b'e' || b == b'E')
-                && bytes.get(end + 1).is_some_and(|&n| n.is_ascii_digit() || n == b'-' || n == b'+')
+                && bytes
+                    .get(end + 1)
+                    .is_some_and(|&n| n.is_ascii_digit() || n == b'-' || n == b'+')
             {
                 is_float = true;
                 end += 2;
@@ -305,10 +367,12 @@ impl<'a> Lexer<'a> {
         if is_float {
             return Ok(Tok::Float(literal));
         }
-        let value: u64 = self.src[digits_start..end]
-            .parse()
-            .map_err(|_| self.error_here(start, format!("integer literal `{literal}` out of range")))?;
-        int_token(value, negative).ok_or_else(|| self.error_here(start, format!("integer literal `{literal}` out of range")))
+        let value: u64 = self.src[digits_start..end].parse().map_err(|_| {
+            self.error_here(start, format!("integer literal `{literal}` out of range"))
+        })?;
+        int_token(value, negative).ok_or_else(|| {
+            self.error_here(start, format!("integer literal `{literal}` out of range"))
+        })
     }
 }
 
@@ -317,9 +381,15 @@ fn int_token<'a>(magnitude: u64, negative: bool) -> Option<Tok<'a>> {
         if magnitude > 1u64 << 63 {
             return None;
         }
-        Some(Tok::Int { bits: magnitude.wrapping_neg(), negative: true })
+        Some(Tok::Int {
+            bits: magnitude.wrapping_neg(),
+            negative: true,
+        })
     } else {
-        Some(Tok::Int { bits: magnitude, negative: false })
+        Some(Tok::Int {
+            bits: magnitude,
+            negative: false,
+        })
     }
 }
 
@@ -358,13 +428,28 @@ mod tests {
                 Tok::Eof
             ]
         );
-        assert_eq!(toks("-5")[0], Tok::Int { bits: (-5i64) as u64, negative: true });
+        assert_eq!(
+            toks("-5")[0],
+            Tok::Int {
+                bits: (-5i64) as u64,
+                negative: true
+            }
+        );
         assert_eq!(toks("1.5e-3")[0], Tok::Float("1.5e-3"));
         assert_eq!(toks("-inf")[0], Tok::Float("-inf"));
-        assert_eq!(toks("0xff")[0], Tok::Int { bits: 255, negative: false });
+        assert_eq!(
+            toks("0xff")[0],
+            Tok::Int {
+                bits: 255,
+                negative: false
+            }
+        );
         assert_eq!(toks("->")[0], Tok::Arrow);
         assert_eq!(toks("%S.1")[0], Tok::Struct("S.1"));
-        assert_eq!(toks("\"a\\\"b\\u{41}\"")[0], Tok::Str(Cow::Owned("a\"bA".into())));
+        assert_eq!(
+            toks("\"a\\\"b\\u{41}\"")[0],
+            Tok::Str(Cow::Owned("a\"bA".into()))
+        );
         assert_eq!(toks("\"plain\"")[0], Tok::Str(Cow::Borrowed("plain")));
     }
 

@@ -37,6 +37,51 @@
 //!    default), reachable blocks, no block parameters, no unstructured control flow, unique
 //!    merge blocks, canonical break/continue targets ([`verifier::VerifierOptions`]).
 //!
+//! ## Example: building a kernel
+//!
+//! ```
+//! use oxir_ir::builder::FunctionBuilder;
+//! use oxir_ir::printer::{print_module, View};
+//! use oxir_ir::verifier::{verify_module, VerifierOptions};
+//! use oxir_ir::*;
+//!
+//! let mut module = Module::new();
+//! let f32_ty = module.types.f32();
+//! let data_ty = module.types.runtime_array(f32_ty);
+//! let data = module.add_global(GlobalData {
+//!     name: "data".into(),
+//!     space: AddressSpace::Storage(StorageAccess::ReadWrite),
+//!     ty: data_ty,
+//!     init: None,
+//!     binding: Some(ResourceBinding { group: 0, binding: 0 }),
+//! });
+//! let kind = FunctionKind::Kernel { workgroup_size: [64, 1, 1] };
+//! let main = FunctionBuilder::create_function(&mut module, "main", kind, Signature::default());
+//! let mut b = FunctionBuilder::new(&mut module, main);
+//! let entry = b.entry_block().unwrap();
+//! b.switch_to_block(entry);
+//! let id = b.special(Opcode::DispatchId);
+//! let x = b.extract(id, &[0]);
+//! let limit = b.uconst(Scalar::U32, 1000);
+//! let in_range = b.lt(x, limit);
+//! let arms = b.if_(in_range); // creates the then, else and merge blocks
+//! b.switch_to_block(arms.then_block);
+//! let base = b.global_addr(data);
+//! let slot = b.access(base, &[x]);
+//! let value = b.load(slot);
+//! let doubled = b.add(value, value);
+//! b.store(slot, doubled);
+//! b.br(arms.merge, &[]);
+//! b.switch_to_block(arms.else_block);
+//! b.br(arms.merge, &[]);
+//! b.switch_to_block(arms.merge);
+//! b.ret(&[]);
+//!
+//! assert!(verify_module(&module, &VerifierOptions::all()).succeeded());
+//! let text = print_module(&module, View::Structured);
+//! assert!(text.contains("if v"));
+//! ```
+//!
 //! ## Design
 //!
 //! Entities are dense `u32` indices ([`entities`]); instruction data ([`dfg`]) is kept apart
@@ -59,8 +104,8 @@ pub mod ops;
 pub mod parser;
 pub mod printer;
 pub mod ssa_builder;
-pub mod typing;
 pub mod types;
+pub mod typing;
 pub mod verifier;
 
 pub use constants::{ConstData, ConstKind};

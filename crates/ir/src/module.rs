@@ -48,11 +48,17 @@ impl Module {
     }
 
     pub fn function_by_name(&self, name: &str) -> Option<Func> {
-        self.functions.iter().find(|(_, f)| f.name == name).map(|(k, _)| k)
+        self.functions
+            .iter()
+            .find(|(_, f)| f.name == name)
+            .map(|(k, _)| k)
     }
 
     pub fn global_by_name(&self, name: &str) -> Option<Global> {
-        self.globals.iter().find(|(_, g)| g.name == name).map(|(k, _)| k)
+        self.globals
+            .iter()
+            .find(|(_, g)| g.name == name)
+            .map(|(k, _)| k)
     }
 
     /// The pointer type of a global's address.
@@ -67,7 +73,10 @@ impl Module {
     pub fn const_scalar(&mut self, scalar: Scalar, bits: u64) -> Const {
         let ty = self.types.scalar(scalar);
         let bits = canonical_scalar_bits(scalar, bits);
-        self.consts.intern(ConstData { ty, kind: ConstKind::Scalar(bits) })
+        self.consts.intern(ConstData {
+            ty,
+            kind: ConstKind::Scalar(bits),
+        })
     }
 
     pub fn const_bool(&mut self, value: bool) -> Const {
@@ -92,15 +101,24 @@ impl Module {
 
     /// A composite constant; the verifier checks that `elements` fit `ty`.
     pub fn const_composite(&mut self, ty: Type, elements: Vec<Const>) -> Const {
-        self.consts.intern(ConstData { ty, kind: ConstKind::Composite(elements) })
+        self.consts.intern(ConstData {
+            ty,
+            kind: ConstKind::Composite(elements),
+        })
     }
 
     pub fn const_zero(&mut self, ty: Type) -> Const {
-        self.consts.intern(ConstData { ty, kind: ConstKind::Zero })
+        self.consts.intern(ConstData {
+            ty,
+            kind: ConstKind::Zero,
+        })
     }
 
     pub fn const_undef(&mut self, ty: Type) -> Const {
-        self.consts.intern(ConstData { ty, kind: ConstKind::Undef })
+        self.consts.intern(ConstData {
+            ty,
+            kind: ConstKind::Undef,
+        })
     }
 
     /// The scalar of constant `c`'s type with its bits, when `c` is a scalar constant.
@@ -115,6 +133,9 @@ impl Module {
 
     /// Total number of instructions placed in function bodies.
     pub fn inst_count(&self) -> usize {
-        self.functions.values().map(Function::placed_inst_count).sum()
+        self.functions
+            .values()
+            .map(Function::placed_inst_count)
+            .sum()
     }
 }

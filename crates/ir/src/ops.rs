@@ -99,7 +99,9 @@ pub enum EffectClass {
 pub enum TypeRule {
     /// Operands and result share one numeric scalar/vector type (also matrices when
     /// `matrices` is set).
-    SameNumeric { matrices: bool },
+    SameNumeric {
+        matrices: bool,
+    },
     /// As `SameNumeric`, restricted to signed integers and floats.
     SameSigned,
     /// Operands and result share one integer scalar/vector type.
@@ -112,7 +114,9 @@ pub enum TypeRule {
     Shift,
     /// Same-typed scalar/vector operands (numeric, or bool when `bools`), bool result of
     /// the same lane count.
-    Compare { bools: bool },
+    Compare {
+        bools: bool,
+    },
     /// `select cond, a, b`.
     Select,
     /// Float scalar/vector in, bool of the same lane count out (`is_nan`, `is_inf`).
@@ -169,7 +173,10 @@ pub enum TypeRule {
     /// Pointer to a runtime array (or a struct ending in one), `u32` out.
     ArrayLength,
     /// `atomic_* ptr<storage|workgroup, T>, T...` with T a 32- or 64-bit integer.
-    Atomic { values: u8, returns: bool },
+    Atomic {
+        values: u8,
+        returns: bool,
+    },
     /// No operands, no result.
     NoValue,
     /// Special register of the given fixed type.
@@ -497,7 +504,10 @@ impl Opcode {
 
     /// Terminators with merge / body / update roles (DESIGN.md §2).
     pub fn is_structured(self) -> bool {
-        matches!(self, Opcode::If | Opcode::Loop | Opcode::SimpleLoop | Opcode::Switch)
+        matches!(
+            self,
+            Opcode::If | Opcode::Loop | Opcode::SimpleLoop | Opcode::Switch
+        )
     }
 
     /// Terminators that only structured control flow may use.
@@ -530,7 +540,11 @@ mod tests {
     fn mnemonics_are_unique_and_round_trip() {
         let mut seen = HashSet::new();
         for &op in Opcode::ALL {
-            assert!(seen.insert(op.mnemonic()), "duplicate mnemonic {}", op.mnemonic());
+            assert!(
+                seen.insert(op.mnemonic()),
+                "duplicate mnemonic {}",
+                op.mnemonic()
+            );
             assert_eq!(Opcode::from_mnemonic(op.mnemonic()), Some(op));
         }
         assert_eq!(Opcode::from_mnemonic("no_such_op"), None);
@@ -540,7 +554,11 @@ mod tests {
     fn terminators_have_terminator_rule_and_nothing_else_does() {
         for &op in Opcode::ALL {
             let info = op.info();
-            assert_eq!(op.is_terminator(), info.rule == TypeRule::Terminator, "{op}");
+            assert_eq!(
+                op.is_terminator(),
+                info.rule == TypeRule::Terminator,
+                "{op}"
+            );
         }
     }
 }

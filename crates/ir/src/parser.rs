@@ -15,22 +15,22 @@ use crate::constants::{ConstData, ConstKind};
 use crate::dfg::ValueDef;
 use crate::entities::{Block, Const, Func, Global, Inst, Type, Value};
 use crate::function::{
-    AbiParam, Builtin, Function, FunctionKind, Interpolation, InterpolationKind, Sampling, Signature,
-    StageBinding,
+    AbiParam, Builtin, Function, FunctionKind, Interpolation, InterpolationKind, Sampling,
+    Signature, StageBinding,
 };
 use crate::instructions::{BlockCall, InstData, Payload, SwitchTable};
 use crate::lexer::{column_of, LexError, Lexer, Tok, Token};
-use std::collections::VecDeque;
 use crate::metadata::{Metadata, SourceLocation, SpillKind};
 use crate::module::{GlobalData, Module, ResourceBinding};
 use crate::ops::{Format, Opcode};
 use crate::types::{
-    AddressSpace, SampledKind, Scalar, ScalarKind, StorageAccess, StructMember, StructType, TexelFormat,
-    TextureDim, TextureShape, TypeData,
+    AddressSpace, SampledKind, Scalar, ScalarKind, StorageAccess, StructMember, StructType,
+    TexelFormat, TextureDim, TextureShape, TypeData,
 };
 use cranelift_entity::EntityRef;
 use smallvec::SmallVec;
 use std::collections::HashMap;
+use std::collections::VecDeque;
 use std::fmt;
 
 /// A parse error at a 1-based line and column.
@@ -57,7 +57,11 @@ pub fn parse_module(text: &str) -> Result<Module, ParseError> {
     // Entity numbers are bounded by the input size (with headroom for modules whose
     // numbering has gaps after optimisation), so `v4294967295` cannot allocate 4G values;
     // they stay below the numbers reserved for deferred operands.
-    let entity_limit = text.len().saturating_mul(8).max(1 << 20).min(DEFERRED_BASE as usize);
+    let entity_limit = text
+        .len()
+        .saturating_mul(8)
+        .max(1 << 20)
+        .min(DEFERRED_BASE as usize);
     let mut module = Module::new();
     let void = module.types.void();
     let mut parser = Parser {
@@ -80,7 +84,11 @@ pub fn parse_module(text: &str) -> Result<Module, ParseError> {
     parser.refill();
     let result = parser.module();
     if let Some(e) = parser.lex_error.take() {
-        return Err(ParseError { line: e.line, column: e.column, message: e.message });
+        return Err(ParseError {
+            line: e.line,
+            column: e.column,
+            message: e.message,
+        });
     }
     result.map(|()| parser.module)
 }
@@ -129,7 +137,10 @@ type PResult<T> = Result<T, ParseError>;
 /// Splits an entity name such as `v12` into its number when it has the given prefix.
 fn entity_number(word: &str, prefix: &str) -> Option<u32> {
     let digits = word.strip_prefix(prefix)?;
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) || (digits.len() > 1 && digits.starts_with('0')) {
+    if digits.is_empty()
+        || !digits.bytes().all(|b| b.is_ascii_digit())
+        || (digits.len() > 1 && digits.starts_with('0'))
+    {
         return None;
     }
     digits.parse().ok()
@@ -145,7 +156,11 @@ impl<'a> Parser<'a> {
                 Err(e) => {
                     let line = e.line;
                     self.lex_error.get_or_insert(e);
-                    Token { tok: Tok::Eof, line, offset: self.src.len() }
+                    Token {
+                        tok: Tok::Eof,
+                        line,
+                        offset: self.src.len(),
+                    }
                 }
             };
             let eof = token.tok == Tok::Eof;
@@ -185,9 +200,17 @@ impl<'a> Parser<'a> {
 
     fn error_at<T>(&self, token: &Token<'a>, message: impl Into<String>) -> PResult<T> {
         if let Some(e) = &self.lex_error {
-            return Err(ParseError { line: e.line, column: e.column, message: e.message.clone() });
+            return Err(ParseError {
+                line: e.line,
+                column: e.column,
+                message: e.message.clone(),
+            });
         }
-        Err(ParseError { line: token.line, column: column_of(self.src, token.offset), message: message.into() })
+        Err(ParseError {
+            line: token.line,
+            column: column_of(self.src, token.offset),
+            message: message.into(),
+        })
     }
 
     fn error<T>(&self, message: impl Into<String>) -> PResult<T> {
@@ -245,7 +268,10 @@ impl<'a> Parser<'a> {
 
     fn uint(&mut self, what: &str) -> PResult<u64> {
         match *self.peek() {
-            Tok::Int { bits, negative: false } => {
+            Tok::Int {
+                bits,
+                negative: false,
+            } => {
                 self.bump();
                 Ok(bits)
             }
@@ -255,7 +281,8 @@ impl<'a> Parser<'a> {
 
     fn u32(&mut self, what: &str) -> PResult<u32> {
         let value = self.uint(what)?;
-        u32::try_from(value).or_else(|_| self.error(format!("{what} {value} does not fit in 32 bits")))
+        u32::try_from(value)
+            .or_else(|_| self.error(format!("{what} {value} does not fit in 32 bits")))
     }
 
     fn end_of_line(&mut self) -> PResult<()> {
@@ -286,7 +313,9 @@ impl<'a> Parser<'a> {
                     "struct" => self.struct_decl()?,
                     "const" => self.const_decl()?,
                     "global" => self.global_decl()?,
-                    "kernel" | "vertex" | "fragment" | "callable" | "external" => self.function()?,
+                    "kernel" | "vertex" | "fragment" | "callable" | "external" => {
+                        self.function()?
+                    }
                     _ => return self.unexpected("`struct`, `const`, `global` or a function"),
                 },
                 _ => return self.unexpected("`struct`, `const`, `global` or a function"),
@@ -300,7 +329,10 @@ impl<'a> Parser<'a> {
                     message: format!("call to undefined function `@{}`", call.callee),
                 });
             };
-            self.module.functions[call.func].dfg.inst_mut(call.inst).payload = Payload::Callee(callee);
+            self.module.functions[call.func]
+                .dfg
+                .inst_mut(call.inst)
+                .payload = Payload::Callee(callee);
         }
         Ok(())
     }
@@ -338,8 +370,16 @@ impl<'a> Parser<'a> {
                 let member_name = self.ident("a member name")?;
                 self.expect(Tok::Colon)?;
                 let ty = self.ty()?;
-                let offset = if self.eat(&Tok::At) { Some(self.u32("a member offset")?) } else { None };
-                members.push(StructMember { name: member_name.to_string(), ty, offset });
+                let offset = if self.eat(&Tok::At) {
+                    Some(self.u32("a member offset")?)
+                } else {
+                    None
+                };
+                members.push(StructMember {
+                    name: member_name.to_string(),
+                    ty,
+                    offset,
+                });
                 if self.eat(&Tok::Comma) {
                     continue;
                 }
@@ -347,9 +387,15 @@ impl<'a> Parser<'a> {
                 break;
             }
         }
-        let declared = self.module.types.declare_struct(StructType { name: name.to_string(), members, align });
+        let declared = self.module.types.declare_struct(StructType {
+            name: name.to_string(),
+            members,
+            align,
+        });
         if self.module.types.struct_by_name(&name) != Some(declared) {
-            return self.error(format!("struct `%{name}` duplicates the body of an earlier struct"));
+            return self.error(format!(
+                "struct `%{name}` duplicates the body of an earlier struct"
+            ));
         }
         self.end_of_line()
     }
@@ -401,7 +447,9 @@ impl<'a> Parser<'a> {
             }
             _ => {
                 let Some(TypeData::Scalar(scalar)) = self.module.types.try_get(ty).cloned() else {
-                    return self.unexpected("`zero`, `undef`, `bits(..)` or `[...]` for a non-scalar constant");
+                    return self.unexpected(
+                        "`zero`, `undef`, `bits(..)` or `[...]` for a non-scalar constant",
+                    );
                 };
                 ConstKind::Scalar(self.scalar_literal(scalar)?)
             }
@@ -446,14 +494,20 @@ impl<'a> Parser<'a> {
                 crate::constants::canonical_scalar_bits(scalar, *bits)
             }
             (ScalarKind::Float, Tok::Int { bits, negative }) => {
-                let value = if *negative { (*bits as i64) as f64 } else { *bits as f64 };
+                let value = if *negative {
+                    (*bits as i64) as f64
+                } else {
+                    *bits as f64
+                };
                 float_bits(scalar, &value.to_string()).unwrap_or(0)
             }
             (ScalarKind::Float, Tok::Float(text)) => match float_bits(scalar, text) {
                 Some(bits) => bits,
                 None => return self.error(format!("invalid {} literal `{text}`", scalar.name())),
             },
-            (ScalarKind::Float, Tok::Ident(w)) if *w == "inf" => float_bits(scalar, "inf").unwrap_or(0),
+            (ScalarKind::Float, Tok::Ident(w)) if *w == "inf" => {
+                float_bits(scalar, "inf").unwrap_or(0)
+            }
             (ScalarKind::Float, Tok::Ident(w)) if *w == "nan" => {
                 self.bump();
                 self.expect(Tok::LParen)?;
@@ -463,7 +517,10 @@ impl<'a> Parser<'a> {
                 }
                 let canonical = crate::constants::canonical_scalar_bits(scalar, bits);
                 if canonical != bits {
-                    return self.error(format!("NaN bits 0x{bits:x} do not fit in {}", scalar.name()));
+                    return self.error(format!(
+                        "NaN bits 0x{bits:x} do not fit in {}",
+                        scalar.name()
+                    ));
                 }
                 canonical
             }
@@ -492,10 +549,23 @@ impl<'a> Parser<'a> {
             self.expect(Tok::Comma)?;
             let number = self.u32("a binding")?;
             self.expect(Tok::RParen)?;
-            binding = Some(ResourceBinding { group, binding: number });
+            binding = Some(ResourceBinding {
+                group,
+                binding: number,
+            });
         }
-        let init = if self.eat(&Tok::Equals) { Some(self.const_ref()?) } else { None };
-        let g = self.module.add_global(GlobalData { name: name.to_string(), space, ty, init, binding });
+        let init = if self.eat(&Tok::Equals) {
+            Some(self.const_ref()?)
+        } else {
+            None
+        };
+        let g = self.module.add_global(GlobalData {
+            name: name.to_string(),
+            space,
+            ty,
+            init,
+            binding,
+        });
         self.globals.insert(name.to_string(), g);
         self.end_of_line()
     }
@@ -606,8 +676,14 @@ impl<'a> Parser<'a> {
                 self.expect(Tok::Greater)?;
                 Ok(self.module.types.pointer(space, pointee))
             }
-            "sampler" => Ok(self.module.types.intern(TypeData::Sampler { comparison: false })),
-            "sampler_comparison" => Ok(self.module.types.intern(TypeData::Sampler { comparison: true })),
+            "sampler" => Ok(self
+                .module
+                .types
+                .intern(TypeData::Sampler { comparison: false })),
+            "sampler_comparison" => Ok(self
+                .module
+                .types
+                .intern(TypeData::Sampler { comparison: true })),
             "opaque" => {
                 self.expect(Tok::Less)?;
                 let name = match self.bump() {
@@ -618,7 +694,10 @@ impl<'a> Parser<'a> {
                     }
                 };
                 self.expect(Tok::Greater)?;
-                Ok(self.module.types.intern(TypeData::Opaque(name.into_owned())))
+                Ok(self
+                    .module
+                    .types
+                    .intern(TypeData::Opaque(name.into_owned())))
             }
             _ => {
                 if let Some(rest) = word.strip_prefix("texture_storage_") {
@@ -632,7 +711,11 @@ impl<'a> Parser<'a> {
                     self.expect(Tok::Comma)?;
                     let access = self.storage_access()?;
                     self.expect(Tok::Greater)?;
-                    return Ok(self.module.types.intern(TypeData::StorageTexture { shape, format, access }));
+                    return Ok(self.module.types.intern(TypeData::StorageTexture {
+                        shape,
+                        format,
+                        access,
+                    }));
                 }
                 if let Some(rest) = word.strip_prefix("texture_") {
                     let shape = self.texture_shape(rest, &word)?;
@@ -661,7 +744,11 @@ impl<'a> Parser<'a> {
             None => (false, rest),
         };
         match TextureDim::from_name(dim_name) {
-            Some(dim) => Ok(TextureShape { dim, arrayed, multisampled }),
+            Some(dim) => Ok(TextureShape {
+                dim,
+                arrayed,
+                multisampled,
+            }),
             None => {
                 let token = self.prev.clone().unwrap_or_else(|| self.buf[0].clone());
                 self.error_at(&token, format!("unknown texture type `{word}`"))
@@ -703,7 +790,10 @@ impl<'a> Parser<'a> {
                 interpolation = Some(Interpolation { kind, sampling });
             }
             self.expect(Tok::RParen)?;
-            return Ok(Some(StageBinding::Location { location, interpolation }));
+            return Ok(Some(StageBinding::Location {
+                location,
+                interpolation,
+            }));
         }
         Ok(None)
     }
@@ -763,7 +853,11 @@ impl<'a> Parser<'a> {
                     let line = self.u32("a line")?;
                     self.expect(Tok::Colon)?;
                     let column = self.u32("a column")?;
-                    md.location = Some(SourceLocation { file: file.into_owned(), line, column });
+                    md.location = Some(SourceLocation {
+                        file: file.into_owned(),
+                        line,
+                        column,
+                    });
                 }
                 _ => {
                     self.unbump();
@@ -822,7 +916,9 @@ impl<'a> Parser<'a> {
                 self.expect(Tok::Comma)?;
                 let z = self.u32("a workgroup size")?;
                 self.expect(Tok::RParen)?;
-                FunctionKind::Kernel { workgroup_size: [x, y, z] }
+                FunctionKind::Kernel {
+                    workgroup_size: [x, y, z],
+                }
             }
             "vertex" => FunctionKind::Vertex,
             "fragment" => FunctionKind::Fragment,
@@ -884,7 +980,9 @@ impl<'a> Parser<'a> {
 
     fn ensure_value(&mut self, func: Func, number: u32) -> PResult<Value> {
         if number as usize >= self.entity_limit {
-            return self.error(format!("value number v{number} is too large for this input"));
+            return self.error(format!(
+                "value number v{number} is too large for this input"
+            ));
         }
         let void = self.void;
         let dfg = &mut self.module.functions[func].dfg;
@@ -896,7 +994,9 @@ impl<'a> Parser<'a> {
 
     fn ensure_block(&mut self, func: Func, number: u32) -> PResult<Block> {
         if number as usize >= self.entity_limit {
-            return self.error(format!("block number block{number} is too large for this input"));
+            return self.error(format!(
+                "block number block{number} is too large for this input"
+            ));
         }
         let dfg = &mut self.module.functions[func].dfg;
         while dfg.blocks.len() <= number as usize {
@@ -1006,7 +1106,9 @@ impl<'a> Parser<'a> {
                             self.bump();
                             self.expect(Tok::Colon)?;
                             let ty = self.ty()?;
-                            self.module.functions[func].dfg.attach_block_param(block, v, ty);
+                            self.module.functions[func]
+                                .dfg
+                                .attach_block_param(block, v, ty);
                             if self.eat(&Tok::Comma) {
                                 continue;
                             }
@@ -1020,7 +1122,9 @@ impl<'a> Parser<'a> {
                 }
                 Tok::Ident(_) => {
                     let Some(block) = current else {
-                        return self.error("instruction outside a block: expected a block label `blockN:`");
+                        return self.error(
+                            "instruction outside a block: expected a block label `blockN:`",
+                        );
                     };
                     if self.instruction(func, block)? {
                         depth += 1;
@@ -1054,7 +1158,10 @@ impl<'a> Parser<'a> {
         let mut pending_callee = None;
         let payload = match opcode.info().format {
             Format::Plain => {
-                if !matches!(self.peek(), Tok::Newline | Tok::Eof | Tok::LBracket | Tok::LBrace) {
+                if !matches!(
+                    self.peek(),
+                    Tok::Newline | Tok::Eof | Tok::LBracket | Tok::LBrace
+                ) {
                     loop {
                         args.push(self.operand(func)?);
                         if !self.eat(&Tok::Comma) {
@@ -1068,7 +1175,10 @@ impl<'a> Parser<'a> {
                 let mut indices = Vec::new();
                 loop {
                     match self.peek().clone() {
-                        Tok::Int { bits, negative: false } => {
+                        Tok::Int {
+                            bits,
+                            negative: false,
+                        } => {
                             let Ok(index) = u32::try_from(bits) else {
                                 return self.error(format!("index {bits} does not fit in 32 bits"));
                             };
@@ -1126,7 +1236,10 @@ impl<'a> Parser<'a> {
                 let then_dest = self.block_call(func)?;
                 self.expect(Tok::Comma)?;
                 let else_dest = self.block_call(func)?;
-                Payload::CondBranch { then_dest, else_dest }
+                Payload::CondBranch {
+                    then_dest,
+                    else_dest,
+                }
             }
             Format::SwitchBranch => {
                 args.push(self.operand(func)?);
@@ -1148,7 +1261,11 @@ impl<'a> Parser<'a> {
                 } else {
                     Some(self.block_ref(func)?)
                 };
-                Payload::If { then_dest, else_dest, merge }
+                Payload::If {
+                    then_dest,
+                    else_dest,
+                    merge,
+                }
             }
             Format::Loop => {
                 self.expect_keyword("prepare")?;
@@ -1162,7 +1279,12 @@ impl<'a> Parser<'a> {
                 self.expect(Tok::Comma)?;
                 self.expect_keyword("merge")?;
                 let merge = self.block_ref(func)?;
-                Payload::Loop { prepare, body, update, merge }
+                Payload::Loop {
+                    prepare,
+                    body,
+                    update,
+                    merge,
+                }
             }
             Format::SimpleLoop => {
                 self.expect_keyword("body")?;
@@ -1178,21 +1300,34 @@ impl<'a> Parser<'a> {
                 self.expect(Tok::Comma)?;
                 self.expect_keyword("merge")?;
                 let merge = self.block_ref(func)?;
-                Payload::Switch { table: Box::new(table), merge }
+                Payload::Switch {
+                    table: Box::new(table),
+                    merge,
+                }
             }
         };
         let metadata = self.metadata()?;
         let opens_brace = self.eat(&Tok::LBrace);
         self.end_of_line()?;
         let f = &mut self.module.functions[func];
-        let inst = f.dfg.make_inst(InstData { opcode, args, payload });
+        let inst = f.dfg.make_inst(InstData {
+            opcode,
+            args,
+            payload,
+        });
         if let Some((v, ty)) = result {
             f.dfg.attach_result(inst, v, ty);
         }
         f.dfg.set_metadata(inst, metadata);
         f.layout.append_inst(inst, block);
         if let Some((callee, line, column)) = pending_callee {
-            self.pending_calls.push(PendingCall { func, inst, callee, line, column });
+            self.pending_calls.push(PendingCall {
+                func,
+                inst,
+                callee,
+                line,
+                column,
+            });
         }
         Ok(opens_brace)
     }

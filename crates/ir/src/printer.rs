@@ -40,7 +40,10 @@ pub enum View {
 /// Prints the whole module.
 pub fn print_module(module: &Module, view: View) -> String {
     let mut out = String::new();
-    let mut printer = Printer { module, out: &mut out };
+    let mut printer = Printer {
+        module,
+        out: &mut out,
+    };
     printer.module(view);
     out
 }
@@ -48,7 +51,10 @@ pub fn print_module(module: &Module, view: View) -> String {
 /// Prints one function.
 pub fn print_function(module: &Module, func: Func, view: View) -> String {
     let mut out = String::new();
-    let mut printer = Printer { module, out: &mut out };
+    let mut printer = Printer {
+        module,
+        out: &mut out,
+    };
     printer.function(func, view);
     out
 }
@@ -56,7 +62,10 @@ pub fn print_function(module: &Module, func: Func, view: View) -> String {
 /// Prints one instruction as it appears in the text form (without indentation).
 pub fn print_inst(module: &Module, func: &Function, inst: Inst) -> String {
     let mut out = String::new();
-    let mut printer = Printer { module, out: &mut out };
+    let mut printer = Printer {
+        module,
+        out: &mut out,
+    };
     printer.inst(func, inst);
     out
 }
@@ -75,15 +84,36 @@ pub fn format_scalar(scalar: Scalar, bits: u64) -> String {
                 }
                 32 => {
                     let f = f32::from_bits(bits as u32);
-                    return format_float(f.is_finite(), f.is_nan(), || format!("{f:?}"), bits, 8, f.is_sign_negative());
+                    return format_float(
+                        f.is_finite(),
+                        f.is_nan(),
+                        || format!("{f:?}"),
+                        bits,
+                        8,
+                        f.is_sign_negative(),
+                    );
                 }
                 _ => {
                     let f = f64::from_bits(bits);
-                    return format_float(f.is_finite(), f.is_nan(), || format!("{f:?}"), bits, 16, f.is_sign_negative());
+                    return format_float(
+                        f.is_finite(),
+                        f.is_nan(),
+                        || format!("{f:?}"),
+                        bits,
+                        16,
+                        f.is_sign_negative(),
+                    );
                 }
             };
             let h = half::f16::from_bits(bits as u16);
-            format_float(finite, h.is_nan(), || format!("{:?}", value as f32), bits, 4, h.is_sign_negative())
+            format_float(
+                finite,
+                h.is_nan(),
+                || format!("{:?}", value as f32),
+                bits,
+                4,
+                h.is_sign_negative(),
+            )
         }
     }
 }
@@ -134,7 +164,8 @@ impl Printer<'_> {
                         let _ = write!(self.out, " @ {offset}");
                     }
                 }
-                self.out.push_str(if st.members.is_empty() { "}\n" } else { " }\n" });
+                self.out
+                    .push_str(if st.members.is_empty() { "}\n" } else { " }\n" });
                 wrote_section = true;
             }
         }
@@ -170,7 +201,13 @@ impl Printer<'_> {
             self.out.push('\n');
         }
         for (_, g) in m.globals.iter() {
-            let _ = write!(self.out, "global @{}: {} {}", g.name, g.space, self.ty(g.ty));
+            let _ = write!(
+                self.out,
+                "global @{}: {} {}",
+                g.name,
+                g.space,
+                self.ty(g.ty)
+            );
             if let Some(b) = g.binding {
                 let _ = write!(self.out, " binding({}, {})", b.group, b.binding);
             }
@@ -227,7 +264,10 @@ impl Printer<'_> {
                 self.out.push(')');
             }
         }
-        if let FunctionKind::Kernel { workgroup_size: [x, y, z] } = f.kind {
+        if let FunctionKind::Kernel {
+            workgroup_size: [x, y, z],
+        } = f.kind
+        {
             let _ = write!(self.out, " workgroup_size({x}, {y}, {z})");
         }
         self.metadata(&f.metadata);
@@ -265,7 +305,12 @@ impl Printer<'_> {
             items.push(format!("name = {}", quote(name)));
         }
         if let Some(loc) = &md.location {
-            items.push(format!("loc = {}:{}:{}", quote(&loc.file), loc.line, loc.column));
+            items.push(format!(
+                "loc = {}:{}:{}",
+                quote(&loc.file),
+                loc.line,
+                loc.column
+            ));
         }
         for comment in &md.comments {
             items.push(format!("comment = {}", quote(comment)));
@@ -417,7 +462,10 @@ impl Printer<'_> {
                 self.out.push(' ');
                 self.block_call(f, dest);
             }
-            Payload::CondBranch { then_dest, else_dest } => {
+            Payload::CondBranch {
+                then_dest,
+                else_dest,
+            } => {
                 self.out.push(' ');
                 self.values(f, args);
                 self.out.push_str(", ");
@@ -430,7 +478,11 @@ impl Printer<'_> {
                 self.values(f, args);
                 self.switch_table(f, args.first().copied(), table);
             }
-            Payload::If { then_dest, else_dest, merge } => {
+            Payload::If {
+                then_dest,
+                else_dest,
+                merge,
+            } => {
                 self.out.push(' ');
                 self.values(f, args);
                 self.out.push_str(", then ");
@@ -444,7 +496,12 @@ impl Printer<'_> {
                     None => self.out.push_str(", merge none"),
                 }
             }
-            Payload::Loop { prepare, body, update, merge } => {
+            Payload::Loop {
+                prepare,
+                body,
+                update,
+                merge,
+            } => {
                 self.out.push_str(" prepare ");
                 self.block_call(f, prepare);
                 let _ = write!(self.out, ", body {body}, update {update}, merge {merge}");
@@ -508,7 +565,9 @@ impl Printer<'_> {
                 printed[block] = true;
                 // Nested blocks sit one level inside their construct's brace.
                 self.block(f, block, 2 * depth);
-                let Some(term) = f.terminator(block) else { continue };
+                let Some(term) = f.terminator(block) else {
+                    continue;
+                };
                 let payload = &f.dfg.inst(term).payload;
                 pending.clear();
                 let structured = f.dfg.inst(term).opcode.is_structured();
@@ -520,7 +579,12 @@ impl Printer<'_> {
                     self.out.push_str(" {\n");
                     let mut children: Vec<Block> = Vec::new();
                     match payload {
-                        Payload::Loop { prepare, body, update, .. } => {
+                        Payload::Loop {
+                            prepare,
+                            body,
+                            update,
+                            ..
+                        } => {
                             children.extend([prepare.block, *body, *update]);
                         }
                         _ => children.extend(payload.edges().iter().map(|e| e.block)),

@@ -108,18 +108,54 @@ pub struct Scalar {
 }
 
 impl Scalar {
-    pub const BOOL: Scalar = Scalar { kind: ScalarKind::Bool, bits: 8 };
-    pub const I8: Scalar = Scalar { kind: ScalarKind::Sint, bits: 8 };
-    pub const I16: Scalar = Scalar { kind: ScalarKind::Sint, bits: 16 };
-    pub const I32: Scalar = Scalar { kind: ScalarKind::Sint, bits: 32 };
-    pub const I64: Scalar = Scalar { kind: ScalarKind::Sint, bits: 64 };
-    pub const U8: Scalar = Scalar { kind: ScalarKind::Uint, bits: 8 };
-    pub const U16: Scalar = Scalar { kind: ScalarKind::Uint, bits: 16 };
-    pub const U32: Scalar = Scalar { kind: ScalarKind::Uint, bits: 32 };
-    pub const U64: Scalar = Scalar { kind: ScalarKind::Uint, bits: 64 };
-    pub const F16: Scalar = Scalar { kind: ScalarKind::Float, bits: 16 };
-    pub const F32: Scalar = Scalar { kind: ScalarKind::Float, bits: 32 };
-    pub const F64: Scalar = Scalar { kind: ScalarKind::Float, bits: 64 };
+    pub const BOOL: Scalar = Scalar {
+        kind: ScalarKind::Bool,
+        bits: 8,
+    };
+    pub const I8: Scalar = Scalar {
+        kind: ScalarKind::Sint,
+        bits: 8,
+    };
+    pub const I16: Scalar = Scalar {
+        kind: ScalarKind::Sint,
+        bits: 16,
+    };
+    pub const I32: Scalar = Scalar {
+        kind: ScalarKind::Sint,
+        bits: 32,
+    };
+    pub const I64: Scalar = Scalar {
+        kind: ScalarKind::Sint,
+        bits: 64,
+    };
+    pub const U8: Scalar = Scalar {
+        kind: ScalarKind::Uint,
+        bits: 8,
+    };
+    pub const U16: Scalar = Scalar {
+        kind: ScalarKind::Uint,
+        bits: 16,
+    };
+    pub const U32: Scalar = Scalar {
+        kind: ScalarKind::Uint,
+        bits: 32,
+    };
+    pub const U64: Scalar = Scalar {
+        kind: ScalarKind::Uint,
+        bits: 64,
+    };
+    pub const F16: Scalar = Scalar {
+        kind: ScalarKind::Float,
+        bits: 16,
+    };
+    pub const F32: Scalar = Scalar {
+        kind: ScalarKind::Float,
+        bits: 32,
+    };
+    pub const F64: Scalar = Scalar {
+        kind: ScalarKind::Float,
+        bits: 64,
+    };
 
     /// Every scalar type, in text-form order.
     pub const ALL: [Scalar; 12] = [
@@ -355,23 +391,47 @@ pub enum TypeData {
     Void,
     Scalar(Scalar),
     /// `vecN<T>`, N in 2..=4.
-    Vector { elem: Scalar, len: u8 },
+    Vector {
+        elem: Scalar,
+        len: u8,
+    },
     /// `matCxR<T>`: `columns` column vectors of `rows` floats.
-    Matrix { elem: Scalar, columns: u8, rows: u8 },
+    Matrix {
+        elem: Scalar,
+        columns: u8,
+        rows: u8,
+    },
     /// A fixed-size array.
-    Array { elem: Type, len: u32 },
+    Array {
+        elem: Type,
+        len: u32,
+    },
     /// A runtime-sized array; only as the last member of a storage buffer struct or as a
     /// storage buffer's whole type.
-    RuntimeArray { elem: Type },
+    RuntimeArray {
+        elem: Type,
+    },
     Struct(StructType),
     /// `ptr<space, T>`.
-    Pointer { space: AddressSpace, pointee: Type },
+    Pointer {
+        space: AddressSpace,
+        pointee: Type,
+    },
     /// A sampled texture.
-    Texture { shape: TextureShape, kind: SampledKind },
+    Texture {
+        shape: TextureShape,
+        kind: SampledKind,
+    },
     /// A storage texture.
-    StorageTexture { shape: TextureShape, format: TexelFormat, access: StorageAccess },
+    StorageTexture {
+        shape: TextureShape,
+        format: TexelFormat,
+        access: StorageAccess,
+    },
     /// A sampler; `comparison` for depth-compare samplers.
-    Sampler { comparison: bool },
+    Sampler {
+        comparison: bool,
+    },
     /// An opaque named type; has no size and cannot be loaded or stored.
     Opaque(String),
 }
@@ -527,7 +587,11 @@ impl TypeStore {
     }
 
     pub fn matrix(&mut self, elem: Scalar, columns: u8, rows: u8) -> Type {
-        self.intern(TypeData::Matrix { elem, columns, rows })
+        self.intern(TypeData::Matrix {
+            elem,
+            columns,
+            rows,
+        })
     }
 
     pub fn array(&mut self, elem: Type, len: u32) -> Type {
@@ -556,9 +620,11 @@ impl TypeStore {
     pub fn element_type(&mut self, ty: Type, index: u32) -> Option<Type> {
         match self.get(ty).clone() {
             TypeData::Vector { elem, len } => (index < u32::from(len)).then(|| self.scalar(elem)),
-            TypeData::Matrix { elem, columns, rows } => {
-                (index < u32::from(columns)).then(|| self.vector(elem, rows))
-            }
+            TypeData::Matrix {
+                elem,
+                columns,
+                rows,
+            } => (index < u32::from(columns)).then(|| self.vector(elem, rows)),
             TypeData::Array { elem, len } => (index < len).then_some(elem),
             TypeData::RuntimeArray { elem } => Some(elem),
             TypeData::Struct(st) => st.members.get(index as usize).map(|m| m.ty),
@@ -568,7 +634,11 @@ impl TypeStore {
 
     /// A printable view of `ty` in text-form syntax.
     pub fn display(&self, ty: Type) -> DisplayType<'_> {
-        DisplayType { store: self, ty }
+        DisplayType {
+            store: self,
+            ty,
+            depth: 0,
+        }
     }
 }
 
@@ -576,6 +646,8 @@ impl TypeStore {
 pub struct DisplayType<'a> {
     store: &'a TypeStore,
     ty: Type,
+    /// Nesting depth, bounded so a corrupted (cyclic) store cannot recurse forever.
+    depth: u32,
 }
 
 impl fmt::Display for DisplayType<'_> {
@@ -583,12 +655,23 @@ impl fmt::Display for DisplayType<'_> {
         let Some(data) = self.store.try_get(self.ty) else {
             return write!(f, "<invalid {}>", self.ty);
         };
-        let sub = |ty| DisplayType { store: self.store, ty };
+        if self.depth > 64 {
+            return write!(f, "<nested too deeply: {}>", self.ty);
+        }
+        let sub = |ty| DisplayType {
+            store: self.store,
+            ty,
+            depth: self.depth + 1,
+        };
         match data {
             TypeData::Void => f.write_str("void"),
             TypeData::Scalar(s) => f.write_str(s.name()),
             TypeData::Vector { elem, len } => write!(f, "vec{len}<{}>", elem.name()),
-            TypeData::Matrix { elem, columns, rows } => {
+            TypeData::Matrix {
+                elem,
+                columns,
+                rows,
+            } => {
                 write!(f, "mat{columns}x{rows}<{}>", elem.name())
             }
             TypeData::Array { elem, len } => write!(f, "array<{}, {len}>", sub(*elem)),
@@ -599,7 +682,11 @@ impl fmt::Display for DisplayType<'_> {
                 write!(f, "texture_{}", texture_shape_name(shape))?;
                 write!(f, "<{}>", kind.name())
             }
-            TypeData::StorageTexture { shape, format, access } => write!(
+            TypeData::StorageTexture {
+                shape,
+                format,
+                access,
+            } => write!(
                 f,
                 "texture_storage_{}<{}, {}>",
                 texture_shape_name(shape),
@@ -660,7 +747,10 @@ mod tests {
         let p1 = store.pointer(AddressSpace::Storage(StorageAccess::Read), a);
         let p2 = store.pointer(AddressSpace::Storage(StorageAccess::ReadWrite), a);
         assert_ne!(p1, p2);
-        assert_eq!(store.display(p1).to_string(), "ptr<storage(read), vec3<f32>>");
+        assert_eq!(
+            store.display(p1).to_string(),
+            "ptr<storage(read), vec3<f32>>"
+        );
     }
 
     #[test]
@@ -668,10 +758,26 @@ mod tests {
         let mut store = TypeStore::new();
         let f = store.f32();
         let u = store.u32();
-        let member = |ty| StructMember { name: "x".into(), ty, offset: None };
-        let a = store.declare_struct(StructType { name: "S".into(), members: vec![member(f)], align: None });
-        let again = store.declare_struct(StructType { name: "S".into(), members: vec![member(f)], align: None });
-        let b = store.declare_struct(StructType { name: "S".into(), members: vec![member(u)], align: None });
+        let member = |ty| StructMember {
+            name: "x".into(),
+            ty,
+            offset: None,
+        };
+        let a = store.declare_struct(StructType {
+            name: "S".into(),
+            members: vec![member(f)],
+            align: None,
+        });
+        let again = store.declare_struct(StructType {
+            name: "S".into(),
+            members: vec![member(f)],
+            align: None,
+        });
+        let b = store.declare_struct(StructType {
+            name: "S".into(),
+            members: vec![member(u)],
+            align: None,
+        });
         assert_eq!(a, again);
         assert_ne!(a, b);
         assert_eq!(store.display(b).to_string(), "%S.1");

@@ -13,7 +13,9 @@ use crate::entities::Type;
 use crate::function::Signature;
 use crate::instructions::{InstData, Payload};
 use crate::ops::{Opcode, RegisterType, TypeRule};
-use crate::types::{AddressSpace, SampledKind, Scalar, ScalarKind, StorageAccess, TypeData, TypeStore};
+use crate::types::{
+    AddressSpace, SampledKind, Scalar, ScalarKind, StorageAccess, TypeData, TypeStore,
+};
 
 /// What the type rules need to know about one operand.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -33,7 +35,11 @@ pub fn check_instruction(
     declared: Option<Type>,
     callee: Option<&Signature>,
 ) -> RuleResult {
-    let mut checker = Checker { types, operands, op: data.opcode };
+    let mut checker = Checker {
+        types,
+        operands,
+        op: data.opcode,
+    };
     checker.check(data, declared, callee)
 }
 
@@ -45,7 +51,10 @@ struct Checker<'a> {
 
 impl Checker<'_> {
     fn data(&self, ty: Type) -> Result<TypeData, String> {
-        self.types.try_get(ty).cloned().ok_or_else(|| format!("unknown type {ty}"))
+        self.types
+            .try_get(ty)
+            .cloned()
+            .ok_or_else(|| format!("unknown type {ty}"))
     }
 
     fn name(&self, ty: Type) -> String {
@@ -65,7 +74,9 @@ impl Checker<'_> {
 
     /// Scalar element and lane count of a scalar or vector type.
     fn scalar_or_vector(&self, ty: Type) -> Option<(Scalar, u8)> {
-        self.types.try_get(ty).and_then(TypeData::scalar_or_vector_elem)
+        self.types
+            .try_get(ty)
+            .and_then(TypeData::scalar_or_vector_elem)
     }
 
     fn all_same(&self) -> Result<Type, String> {
@@ -83,10 +94,19 @@ impl Checker<'_> {
         Ok(first)
     }
 
-    fn expect_kind(&self, ty: Type, ok: impl Fn(Scalar) -> bool, what: &str) -> Result<(Scalar, u8), String> {
+    fn expect_kind(
+        &self,
+        ty: Type,
+        ok: impl Fn(Scalar) -> bool,
+        what: &str,
+    ) -> Result<(Scalar, u8), String> {
         match self.scalar_or_vector(ty) {
             Some((s, n)) if ok(s) => Ok((s, n)),
-            _ => Err(format!("`{}` needs {what} scalars or vectors, found {}", self.op, self.name(ty))),
+            _ => Err(format!(
+                "`{}` needs {what} scalars or vectors, found {}",
+                self.op,
+                self.name(ty)
+            )),
         }
     }
 
@@ -102,7 +122,11 @@ impl Checker<'_> {
         let ty = self.ty(i)?;
         match self.types.try_get(ty) {
             Some(TypeData::Scalar(s)) if *s == Scalar::U32 => Ok(()),
-            _ => Err(format!("`{}` operand {i} must be u32, found {}", self.op, self.name(ty))),
+            _ => Err(format!(
+                "`{}` operand {i} must be u32, found {}",
+                self.op,
+                self.name(ty)
+            )),
         }
     }
 
@@ -110,7 +134,11 @@ impl Checker<'_> {
         let ty = self.ty(i)?;
         match self.types.try_get(ty) {
             Some(TypeData::Scalar(s)) if s.is_integer() => Ok(()),
-            _ => Err(format!("`{}` {what} must be an integer scalar, found {}", self.op, self.name(ty))),
+            _ => Err(format!(
+                "`{}` {what} must be an integer scalar, found {}",
+                self.op,
+                self.name(ty)
+            )),
         }
     }
 
@@ -118,21 +146,37 @@ impl Checker<'_> {
         let ty = self.ty(i)?;
         match self.data(ty)? {
             TypeData::Pointer { space, pointee } => Ok((space, pointee)),
-            _ => Err(format!("`{}` operand {i} must be a pointer, found {}", self.op, self.name(ty))),
+            _ => Err(format!(
+                "`{}` operand {i} must be a pointer, found {}",
+                self.op,
+                self.name(ty)
+            )),
         }
     }
 
     fn matrix(&self, ty: Type) -> Result<(Scalar, u8, u8), String> {
         match self.data(ty)? {
-            TypeData::Matrix { elem, columns, rows } => Ok((elem, columns, rows)),
-            _ => Err(format!("`{}` needs a matrix, found {}", self.op, self.name(ty))),
+            TypeData::Matrix {
+                elem,
+                columns,
+                rows,
+            } => Ok((elem, columns, rows)),
+            _ => Err(format!(
+                "`{}` needs a matrix, found {}",
+                self.op,
+                self.name(ty)
+            )),
         }
     }
 
     fn float_vector(&self, ty: Type) -> Result<(Scalar, u8), String> {
         match self.data(ty)? {
             TypeData::Vector { elem, len } if elem.is_float() => Ok((elem, len)),
-            _ => Err(format!("`{}` needs a float vector, found {}", self.op, self.name(ty))),
+            _ => Err(format!(
+                "`{}` needs a float vector, found {}",
+                self.op,
+                self.name(ty)
+            )),
         }
     }
 
@@ -140,7 +184,12 @@ impl Checker<'_> {
         declared.ok_or_else(|| format!("`{}` needs a declared result type", self.op))
     }
 
-    fn check(&mut self, data: &InstData, declared: Option<Type>, callee: Option<&Signature>) -> RuleResult {
+    fn check(
+        &mut self,
+        data: &InstData,
+        declared: Option<Type>,
+        callee: Option<&Signature>,
+    ) -> RuleResult {
         let info = self.op.info();
         match info.rule {
             TypeRule::SameNumeric { matrices } => {
@@ -153,7 +202,11 @@ impl Checker<'_> {
             }
             TypeRule::SameSigned => {
                 let ty = self.all_same()?;
-                self.expect_kind(ty, |s| s.is_signed() || s.is_float(), "signed integer or float")?;
+                self.expect_kind(
+                    ty,
+                    |s| s.is_signed() || s.is_float(),
+                    "signed integer or float",
+                )?;
                 Ok(Some(ty))
             }
             TypeRule::SameInteger => {
@@ -177,7 +230,10 @@ impl Checker<'_> {
                 let (_, lanes) = self.expect_kind(value, Scalar::is_integer, "integer")?;
                 let (_, amount_lanes) = self.expect_kind(amount, Scalar::is_integer, "integer")?;
                 if lanes != amount_lanes {
-                    return Err(format!("`{}` amount has {amount_lanes} lanes, value has {lanes}", self.op));
+                    return Err(format!(
+                        "`{}` amount has {amount_lanes} lanes, value has {lanes}",
+                        self.op
+                    ));
                 }
                 Ok(Some(value))
             }
@@ -195,7 +251,11 @@ impl Checker<'_> {
                 let a = self.ty(1)?;
                 let b = self.ty(2)?;
                 if a != b {
-                    return Err(format!("`select` arms differ: {} and {}", self.name(a), self.name(b)));
+                    return Err(format!(
+                        "`select` arms differ: {} and {}",
+                        self.name(a),
+                        self.name(b)
+                    ));
                 }
                 match self.scalar_or_vector(cond) {
                     Some((s, 1)) if s.is_bool() => {}
@@ -223,22 +283,36 @@ impl Checker<'_> {
             TypeRule::VectorReduce => {
                 let ty = self.ty(0)?;
                 match self.data(ty)? {
-                    TypeData::Vector { elem, .. } if !elem.is_bool() => Ok(Some(self.types.scalar(elem))),
-                    _ => Err(format!("`{}` needs a numeric vector, found {}", self.op, self.name(ty))),
+                    TypeData::Vector { elem, .. } if !elem.is_bool() => {
+                        Ok(Some(self.types.scalar(elem)))
+                    }
+                    _ => Err(format!(
+                        "`{}` needs a numeric vector, found {}",
+                        self.op,
+                        self.name(ty)
+                    )),
                 }
             }
             TypeRule::Dot => {
                 let ty = self.all_same()?;
                 match self.data(ty)? {
-                    TypeData::Vector { elem, .. } if !elem.is_bool() => Ok(Some(self.types.scalar(elem))),
-                    _ => Err(format!("`dot` needs numeric vectors, found {}", self.name(ty))),
+                    TypeData::Vector { elem, .. } if !elem.is_bool() => {
+                        Ok(Some(self.types.scalar(elem)))
+                    }
+                    _ => Err(format!(
+                        "`dot` needs numeric vectors, found {}",
+                        self.name(ty)
+                    )),
                 }
             }
             TypeRule::Cross => {
                 let ty = self.all_same()?;
                 match self.data(ty)? {
                     TypeData::Vector { elem, len: 3 } if elem.is_float() => Ok(Some(ty)),
-                    _ => Err(format!("`cross` needs vec3 floats, found {}", self.name(ty))),
+                    _ => Err(format!(
+                        "`cross` needs vec3 floats, found {}",
+                        self.name(ty)
+                    )),
                 }
             }
             TypeRule::FloatLength => {
@@ -270,7 +344,9 @@ impl Checker<'_> {
                 let (em, columns, rows) = self.matrix(self.ty(0)?)?;
                 let (ev, len) = self.float_vector(self.ty(1)?)?;
                 if em != ev || len != columns {
-                    return Err("`matrix_times_vector` vector length must equal the column count".into());
+                    return Err(
+                        "`matrix_times_vector` vector length must equal the column count".into(),
+                    );
                 }
                 Ok(Some(self.types.vector(em, rows)))
             }
@@ -278,7 +354,9 @@ impl Checker<'_> {
                 let (ev, len) = self.float_vector(self.ty(0)?)?;
                 let (em, columns, rows) = self.matrix(self.ty(1)?)?;
                 if em != ev || len != rows {
-                    return Err("`vector_times_matrix` vector length must equal the row count".into());
+                    return Err(
+                        "`vector_times_matrix` vector length must equal the row count".into(),
+                    );
                 }
                 Ok(Some(self.types.vector(em, columns)))
             }
@@ -287,7 +365,10 @@ impl Checker<'_> {
                 let (em, _, _) = self.matrix(m)?;
                 let s = self.ty(1)?;
                 if self.types.try_get(s) != Some(&TypeData::Scalar(em)) {
-                    return Err(format!("`matrix_times_scalar` scalar must be {}", em.name()));
+                    return Err(format!(
+                        "`matrix_times_scalar` scalar must be {}",
+                        em.name()
+                    ));
                 }
                 Ok(Some(m))
             }
@@ -299,9 +380,17 @@ impl Checker<'_> {
                 let m = self.ty(0)?;
                 let (e, columns, rows) = self.matrix(m)?;
                 if columns != rows {
-                    return Err(format!("`{}` needs a square matrix, found {}", self.op, self.name(m)));
+                    return Err(format!(
+                        "`{}` needs a square matrix, found {}",
+                        self.op,
+                        self.name(m)
+                    ));
                 }
-                Ok(Some(if info.rule == TypeRule::Determinant { self.types.scalar(e) } else { m }))
+                Ok(Some(if info.rule == TypeRule::Determinant {
+                    self.types.scalar(e)
+                } else {
+                    m
+                }))
             }
             TypeRule::ExtractBits => {
                 let ty = self.ty(0)?;
@@ -339,11 +428,18 @@ impl Checker<'_> {
                 let width = |c: &Self, ty: Type| -> Result<u32, String> {
                     match c.scalar_or_vector(ty) {
                         Some((s, n)) if !s.is_bool() => Ok(s.bytes() * u32::from(n)),
-                        _ => Err(format!("`bitcast` needs non-bool scalars or vectors, found {}", c.name(ty))),
+                        _ => Err(format!(
+                            "`bitcast` needs non-bool scalars or vectors, found {}",
+                            c.name(ty)
+                        )),
                     }
                 };
                 if width(self, from)? != width(self, to)? {
-                    return Err(format!("`bitcast` from {} to {} changes the width", self.name(from), self.name(to)));
+                    return Err(format!(
+                        "`bitcast` from {} to {} changes the width",
+                        self.name(from),
+                        self.name(to)
+                    ));
                 }
                 Ok(Some(to))
             }
@@ -356,10 +452,16 @@ impl Checker<'_> {
                 let to = self.require_declared(declared)?;
                 let from = self.ty(0)?;
                 match self.data(to)? {
-                    TypeData::Vector { elem, .. } if self.types.try_get(from) == Some(&TypeData::Scalar(elem)) => {
+                    TypeData::Vector { elem, .. }
+                        if self.types.try_get(from) == Some(&TypeData::Scalar(elem)) =>
+                    {
                         Ok(Some(to))
                     }
-                    _ => Err(format!("`splat` of {} cannot produce {}", self.name(from), self.name(to))),
+                    _ => Err(format!(
+                        "`splat` of {} cannot produce {}",
+                        self.name(from),
+                        self.name(to)
+                    )),
                 }
             }
             TypeRule::Extract | TypeRule::Insert => {
@@ -373,10 +475,17 @@ impl Checker<'_> {
                 let mut ty = aggregate;
                 for &index in indices.iter() {
                     if matches!(self.data(ty)?, TypeData::RuntimeArray { .. }) {
-                        return Err(format!("`{}` cannot index a runtime-sized array value", self.op));
+                        return Err(format!(
+                            "`{}` cannot index a runtime-sized array value",
+                            self.op
+                        ));
                     }
                     ty = self.types.element_type(ty, index).ok_or_else(|| {
-                        format!("`{}` index {index} is out of range for {}", self.op, self.name(ty))
+                        format!(
+                            "`{}` index {index} is out of range for {}",
+                            self.op,
+                            self.name(ty)
+                        )
                     })?;
                 }
                 if info.rule == TypeRule::Extract {
@@ -401,13 +510,22 @@ impl Checker<'_> {
                     }
                     _ => None,
                 }
-                .ok_or_else(|| format!("`{}` needs a vector, matrix or array, found {}", self.op, self.name(aggregate)))?;
+                .ok_or_else(|| {
+                    format!(
+                        "`{}` needs a vector, matrix or array, found {}",
+                        self.op,
+                        self.name(aggregate)
+                    )
+                })?;
                 if info.rule == TypeRule::ExtractDynamic {
                     self.expect_int_scalar(1, "index")?;
                     Ok(Some(element))
                 } else {
                     if self.ty(1)? != element {
-                        return Err(format!("`insert_dynamic` element must be {}", self.name(element)));
+                        return Err(format!(
+                            "`insert_dynamic` element must be {}",
+                            self.name(element)
+                        ));
                     }
                     self.expect_int_scalar(2, "index")?;
                     Ok(Some(aggregate))
@@ -422,23 +540,38 @@ impl Checker<'_> {
                     return Err(format!("`shuffle` needs vectors, found {}", self.name(ty)));
                 };
                 if !(2..=4).contains(&lanes.len()) {
-                    return Err(format!("`shuffle` must select 2 to 4 lanes, selects {}", lanes.len()));
+                    return Err(format!(
+                        "`shuffle` must select 2 to 4 lanes, selects {}",
+                        lanes.len()
+                    ));
                 }
                 if let Some(&bad) = lanes.iter().find(|&&l| l >= 2 * u32::from(len)) {
-                    return Err(format!("`shuffle` lane {bad} is out of range for two {}", self.name(ty)));
+                    return Err(format!(
+                        "`shuffle` lane {bad} is out of range for two {}",
+                        self.name(ty)
+                    ));
                 }
                 Ok(Some(self.types.vector(elem, lanes.len() as u8)))
             }
             TypeRule::Alloca => {
                 let ty = self.require_declared(declared)?;
                 match self.data(ty)? {
-                    TypeData::Pointer { space: AddressSpace::Function | AddressSpace::Workgroup, pointee } => {
-                        if matches!(self.data(pointee)?, TypeData::RuntimeArray { .. } | TypeData::Void) {
+                    TypeData::Pointer {
+                        space: AddressSpace::Function | AddressSpace::Workgroup,
+                        pointee,
+                    } => {
+                        if matches!(
+                            self.data(pointee)?,
+                            TypeData::RuntimeArray { .. } | TypeData::Void
+                        ) {
                             return Err(format!("`alloca` of unsized type {}", self.name(pointee)));
                         }
                         Ok(Some(ty))
                     }
-                    _ => Err(format!("`alloca` must produce ptr<function|workgroup, T>, not {}", self.name(ty))),
+                    _ => Err(format!(
+                        "`alloca` must produce ptr<function|workgroup, T>, not {}",
+                        self.name(ty)
+                    )),
                 }
             }
             TypeRule::Load => {
@@ -449,7 +582,9 @@ impl Checker<'_> {
             TypeRule::Store => {
                 let (space, pointee) = self.pointer(0)?;
                 if !space.is_writable() {
-                    return Err(format!("`store` through a pointer in read-only space {space}"));
+                    return Err(format!(
+                        "`store` through a pointer in read-only space {space}"
+                    ));
                 }
                 self.require_value_type(pointee)?;
                 let value = self.ty(1)?;
@@ -470,10 +605,16 @@ impl Checker<'_> {
                     let next = match self.data(ty)? {
                         TypeData::Struct(st) => {
                             let Some(k) = index.constant else {
-                                return Err(format!("`access` into struct %{} needs a constant index", st.name));
+                                return Err(format!(
+                                    "`access` into struct %{} needs a constant index",
+                                    st.name
+                                ));
                             };
                             st.members.get(k as usize).map(|m| m.ty).ok_or_else(|| {
-                                format!("`access` member {} is out of range for %{}", k as i64, st.name)
+                                format!(
+                                    "`access` member {} is out of range for %{}",
+                                    k as i64, st.name
+                                )
                             })?
                         }
                         TypeData::Array { elem, len } => {
@@ -492,9 +633,14 @@ impl Checker<'_> {
                                 _ => 0,
                             };
                             if index.constant.is_some_and(|k| k >= bound) {
-                                return Err(format!("`access` constant index is out of range for {}", self.name(ty)));
+                                return Err(format!(
+                                    "`access` constant index is out of range for {}",
+                                    self.name(ty)
+                                ));
                             }
-                            self.types.element_type(ty, 0).ok_or("`access` into an empty composite")?
+                            self.types
+                                .element_type(ty, 0)
+                                .ok_or("`access` into an empty composite")?
                         }
                         _ => return Err(format!("`access` cannot index into {}", self.name(ty))),
                     };
@@ -513,27 +659,44 @@ impl Checker<'_> {
                     _ => false,
                 };
                 if !matches!(space, AddressSpace::Storage(_)) || !ends_in_runtime_array {
-                    return Err("`array_length` needs a storage pointer to a runtime-sized array".into());
+                    return Err(
+                        "`array_length` needs a storage pointer to a runtime-sized array".into(),
+                    );
                 }
                 Ok(Some(self.types.u32()))
             }
             TypeRule::Atomic { values, returns } => {
                 let (space, pointee) = self.pointer(0)?;
                 let space_ok = match space {
-                    AddressSpace::Workgroup | AddressSpace::Storage(StorageAccess::ReadWrite) => true,
+                    AddressSpace::Workgroup | AddressSpace::Storage(StorageAccess::ReadWrite) => {
+                        true
+                    }
                     AddressSpace::Storage(_) => self.op == Opcode::AtomicLoad,
                     _ => false,
                 };
                 if !space_ok {
-                    return Err(format!("`{}` needs a storage(read_write) or workgroup pointer, found {space}", self.op));
+                    return Err(format!(
+                        "`{}` needs a storage(read_write) or workgroup pointer, found {space}",
+                        self.op
+                    ));
                 }
                 match self.data(pointee)? {
                     TypeData::Scalar(s) if s.is_integer() && s.bits >= 32 => {}
-                    _ => return Err(format!("`{}` needs a 32- or 64-bit integer, found {}", self.op, self.name(pointee))),
+                    _ => {
+                        return Err(format!(
+                            "`{}` needs a 32- or 64-bit integer, found {}",
+                            self.op,
+                            self.name(pointee)
+                        ))
+                    }
                 }
                 for i in 1..=usize::from(values) {
                     if self.ty(i)? != pointee {
-                        return Err(format!("`{}` value operand {i} must be {}", self.op, self.name(pointee)));
+                        return Err(format!(
+                            "`{}` value operand {i} must be {}",
+                            self.op,
+                            self.name(pointee)
+                        ));
                     }
                 }
                 Ok(returns.then_some(pointee))
@@ -582,7 +745,10 @@ impl Checker<'_> {
             TypeRule::Assert => {
                 let ty = self.ty(0)?;
                 if self.types.try_get(ty) != Some(&TypeData::Scalar(Scalar::BOOL)) {
-                    return Err(format!("`assert` condition must be bool, found {}", self.name(ty)));
+                    return Err(format!(
+                        "`assert` condition must be bool, found {}",
+                        self.name(ty)
+                    ));
                 }
                 Ok(None)
             }
@@ -594,9 +760,11 @@ impl Checker<'_> {
     /// Types a value may have: sized data or resources, not void, not unsized, not opaque.
     fn require_value_type(&self, ty: Type) -> Result<(), String> {
         match self.data(ty)? {
-            TypeData::Void | TypeData::RuntimeArray { .. } | TypeData::Opaque(_) => {
-                Err(format!("`{}` cannot produce or consume a value of type {}", self.op, self.name(ty)))
-            }
+            TypeData::Void | TypeData::RuntimeArray { .. } | TypeData::Opaque(_) => Err(format!(
+                "`{}` cannot produce or consume a value of type {}",
+                self.op,
+                self.name(ty)
+            )),
             _ => Ok(()),
         }
     }
@@ -609,28 +777,56 @@ impl Checker<'_> {
                 for &ty in &operand_types {
                     match self.scalar_or_vector(ty) {
                         Some((s, n)) if s == elem => lanes += u32::from(n),
-                        _ => return Err(format!("`construct` {} from {}", self.name(to), self.name(ty))),
+                        _ => {
+                            return Err(format!(
+                                "`construct` {} from {}",
+                                self.name(to),
+                                self.name(ty)
+                            ))
+                        }
                     }
                 }
                 if lanes != u32::from(len) || operand_types.len() < 2 {
-                    return Err(format!("`construct` {} needs {len} lanes from at least two parts, got {lanes}", self.name(to)));
+                    return Err(format!(
+                        "`construct` {} needs {len} lanes from at least two parts, got {lanes}",
+                        self.name(to)
+                    ));
                 }
             }
-            TypeData::Matrix { elem, columns, rows } => {
+            TypeData::Matrix {
+                elem,
+                columns,
+                rows,
+            } => {
                 let column = self.types.vector(elem, rows);
-                if operand_types.len() != usize::from(columns) || operand_types.iter().any(|&t| t != column) {
-                    return Err(format!("`construct` {} needs {columns} columns of {}", self.name(to), self.name(column)));
+                if operand_types.len() != usize::from(columns)
+                    || operand_types.iter().any(|&t| t != column)
+                {
+                    return Err(format!(
+                        "`construct` {} needs {columns} columns of {}",
+                        self.name(to),
+                        self.name(column)
+                    ));
                 }
             }
             TypeData::Array { elem, len } => {
-                if operand_types.len() as u64 != u64::from(len) || operand_types.iter().any(|&t| t != elem) {
-                    return Err(format!("`construct` {} needs {len} elements of {}", self.name(to), self.name(elem)));
+                if operand_types.len() as u64 != u64::from(len)
+                    || operand_types.iter().any(|&t| t != elem)
+                {
+                    return Err(format!(
+                        "`construct` {} needs {len} elements of {}",
+                        self.name(to),
+                        self.name(elem)
+                    ));
                 }
             }
             TypeData::Struct(st) => {
                 let expected: Vec<Type> = st.members.iter().map(|m| m.ty).collect();
                 if expected != operand_types {
-                    return Err(format!("`construct` %{} needs one operand per member, of the member's type", st.name));
+                    return Err(format!(
+                        "`construct` %{} needs one operand per member, of the member's type",
+                        st.name
+                    ));
                 }
             }
             _ => return Err(format!("`construct` cannot build {}", self.name(to))),
@@ -643,13 +839,27 @@ impl Checker<'_> {
         let texture_data = self.data(texture)?;
         let (shape, sampled_kind, storage) = match texture_data {
             TypeData::Texture { shape, kind } => (shape, Some(kind), None),
-            TypeData::StorageTexture { shape, format, access } => (shape, None, Some((format, access))),
-            _ => return Err(format!("`{}` operand 0 must be a texture, found {}", self.op, self.name(texture))),
+            TypeData::StorageTexture {
+                shape,
+                format,
+                access,
+            } => (shape, None, Some((format, access))),
+            _ => {
+                return Err(format!(
+                    "`{}` operand 0 must be a texture, found {}",
+                    self.op,
+                    self.name(texture)
+                ))
+            }
         };
         let layer = usize::from(shape.arrayed);
         let dims = shape.dim.coordinate_count();
         let f32_ty = self.types.f32();
-        let float_coord = if dims == 1 { f32_ty } else { self.types.vector(Scalar::F32, dims) };
+        let float_coord = if dims == 1 {
+            f32_ty
+        } else {
+            self.types.vector(Scalar::F32, dims)
+        };
         let expect_count = |c: &Self, n: usize| -> Result<(), String> {
             if c.operands.len() != n {
                 return Err(format!(
@@ -663,7 +873,12 @@ impl Checker<'_> {
         };
         let expect_ty = |c: &Self, i: usize, ty: Type, what: &str| -> Result<(), String> {
             if c.ty(i)? != ty {
-                return Err(format!("`{}` {what} must be {}, found {}", c.op, c.name(ty), c.name(c.ty(i)?)));
+                return Err(format!(
+                    "`{}` {what} must be {}, found {}",
+                    c.op,
+                    c.name(ty),
+                    c.name(c.ty(i)?)
+                ));
             }
             Ok(())
         };
@@ -673,7 +888,11 @@ impl Checker<'_> {
                 _ => Err(format!(
                     "`{}` operand 1 must be a {}",
                     c.op,
-                    if comparison { "sampler_comparison" } else { "sampler" }
+                    if comparison {
+                        "sampler_comparison"
+                    } else {
+                        "sampler"
+                    }
                 )),
             }
         };
@@ -692,7 +911,10 @@ impl Checker<'_> {
             Ok(())
         };
         match self.op {
-            Opcode::TextureSample | Opcode::TextureSampleBias | Opcode::TextureSampleLevel | Opcode::TextureSampleGrad => {
+            Opcode::TextureSample
+            | Opcode::TextureSampleBias
+            | Opcode::TextureSampleLevel
+            | Opcode::TextureSampleGrad => {
                 sampled_only(self)?;
                 expect_sampler(self, false)?;
                 let extra = match self.op {
@@ -741,7 +963,11 @@ impl Checker<'_> {
                 expect_count(self, 2 + layer + extra)?;
                 match self.scalar_or_vector(self.ty(1)?) {
                     Some((s, n)) if s.is_integer() && n == dims => {}
-                    _ => return Err(format!("`texture_load` coordinate must be {dims} integer lanes")),
+                    _ => {
+                        return Err(format!(
+                            "`texture_load` coordinate must be {dims} integer lanes"
+                        ))
+                    }
                 }
                 for i in 2..self.operands.len() {
                     self.expect_int_scalar(i, "layer, level or sample index")?;
@@ -766,7 +992,11 @@ impl Checker<'_> {
                 expect_count(self, 3 + layer)?;
                 match self.scalar_or_vector(self.ty(1)?) {
                     Some((s, n)) if s.is_integer() && n == dims => {}
-                    _ => return Err(format!("`texture_store` coordinate must be {dims} integer lanes")),
+                    _ => {
+                        return Err(format!(
+                            "`texture_store` coordinate must be {dims} integer lanes"
+                        ))
+                    }
                 }
                 if layer == 1 {
                     self.expect_int_scalar(2, "array layer")?;
@@ -785,7 +1015,11 @@ impl Checker<'_> {
                     crate::types::TextureDim::D3 => 3,
                     _ => 2,
                 };
-                Ok(Some(if lanes == 1 { self.types.u32() } else { self.types.vector(Scalar::U32, lanes) }))
+                Ok(Some(if lanes == 1 {
+                    self.types.u32()
+                } else {
+                    self.types.vector(Scalar::U32, lanes)
+                }))
             }
             Opcode::TextureNumLevels => {
                 sampled_only(self)?;

@@ -9,9 +9,16 @@ use std::path::Path;
 
 fn fixture_texts() -> Vec<String> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/filetests/ir");
-    let mut paths: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
+    let mut paths: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
     paths.sort();
-    paths.into_iter().filter(|p| p.extension().is_some_and(|e| e == "oxir")).map(|p| std::fs::read_to_string(p).unwrap()).collect()
+    paths
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "oxir"))
+        .map(|p| std::fs::read_to_string(p).unwrap())
+        .collect()
 }
 
 /// Parses, and when that succeeds verifies with every option and prints both views.
@@ -25,7 +32,10 @@ fn exercise(text: &str) -> bool {
             verify_module(&module, &VerifierOptions::default()).succeeded()
         }
         Err(e) => {
-            assert!(e.line >= 1 && e.column >= 1, "error without a position: {e}");
+            assert!(
+                e.line >= 1 && e.column >= 1,
+                "error without a position: {e}"
+            );
             false
         }
     }
@@ -36,17 +46,32 @@ fn every_truncation_and_line_deletion_is_handled() {
     let (mut rejected, mut accepted) = (0usize, 0usize);
     for text in fixture_texts() {
         for k in (0..text.len()).filter(|&k| text.is_char_boundary(k)) {
-            if exercise(&text[..k]) { accepted += 1 } else { rejected += 1 }
+            if exercise(&text[..k]) {
+                accepted += 1
+            } else {
+                rejected += 1
+            }
         }
         let lines: Vec<&str> = text.lines().collect();
         for skip in 0..lines.len() {
-            let damaged: String =
-                lines.iter().enumerate().filter(|&(i, _)| i != skip).map(|(_, l)| format!("{l}\n")).collect();
-            if exercise(&damaged) { accepted += 1 } else { rejected += 1 }
+            let damaged: String = lines
+                .iter()
+                .enumerate()
+                .filter(|&(i, _)| i != skip)
+                .map(|(_, l)| format!("{l}\n"))
+                .collect();
+            if exercise(&damaged) {
+                accepted += 1
+            } else {
+                rejected += 1
+            }
         }
     }
     eprintln!("truncations and deletions: {rejected} rejected, {accepted} still valid");
-    assert!(rejected > 10 * accepted, "{rejected} rejected, {accepted} accepted");
+    assert!(
+        rejected > 10 * accepted,
+        "{rejected} rejected, {accepted} accepted"
+    );
 }
 
 proptest! {

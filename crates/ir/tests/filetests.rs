@@ -36,7 +36,11 @@ fn fixtures() -> Vec<(PathBuf, String)> {
         }
     }
     files.sort();
-    assert!(files.len() >= 10, "expected the IR fixtures, found {}", files.len());
+    assert!(
+        files.len() >= 10,
+        "expected the IR fixtures, found {}",
+        files.len()
+    );
     files
         .into_iter()
         .map(|p| {
@@ -70,7 +74,9 @@ fn options(names: &[String]) -> VerifierOptions {
         if name == "all" {
             options = VerifierOptions::all();
         } else {
-            options.enable(name).unwrap_or_else(|e| panic!("bad option in fixture: {e}"));
+            options
+                .enable(name)
+                .unwrap_or_else(|e| panic!("bad option in fixture: {e}"));
         }
     }
     options
@@ -94,11 +100,17 @@ fn fixtures_hold_their_directives() {
             let (kind, args) = directive.split_first().expect("directive has a kind");
             match kind.as_str() {
                 "roundtrip" | "roundtrip-structured" => {
-                    let view = if kind == "roundtrip" { View::Flat } else { View::Structured };
+                    let view = if kind == "roundtrip" {
+                        View::Flat
+                    } else {
+                        View::Structured
+                    };
                     let printed = print_module(&module, view);
                     let expected = body_without_header(&text);
                     if printed != expected {
-                        failures.push(format!("{name}: {kind} differs:\n--- printed\n{printed}\n--- file\n{expected}"));
+                        failures.push(format!(
+                            "{name}: {kind} differs:\n--- printed\n{printed}\n--- file\n{expected}"
+                        ));
                     }
                 }
                 "verify" => {
@@ -108,11 +120,18 @@ fn fixtures_hold_their_directives() {
                     }
                 }
                 "reject" => {
-                    let (expected_kind, rest) = args.split_first().expect("reject names an error kind");
+                    let (expected_kind, rest) =
+                        args.split_first().expect("reject names an error kind");
                     let report = verify_module(&module, &options(rest));
-                    let kinds: Vec<String> = report.errors.iter().map(|e| format!("{:?}", e.kind)).collect();
+                    let kinds: Vec<String> = report
+                        .errors
+                        .iter()
+                        .map(|e| format!("{:?}", e.kind))
+                        .collect();
                     if !kinds.iter().any(|k| k == expected_kind) {
-                        failures.push(format!("{name}: expected a {expected_kind} error, got {kinds:?}"));
+                        failures.push(format!(
+                            "{name}: expected a {expected_kind} error, got {kinds:?}"
+                        ));
                     }
                 }
                 other => failures.push(format!("{name}: unknown directive `{other}`")),
@@ -122,7 +141,9 @@ fn fixtures_hold_their_directives() {
             let once = print_module(&module, view);
             let again = parse_module(&once).map(|m| print_module(&m, view));
             if again.as_ref() != Ok(&once) {
-                failures.push(format!("{name}: {view:?} view does not round-trip: {again:?}"));
+                failures.push(format!(
+                    "{name}: {view:?} view does not round-trip: {again:?}"
+                ));
             }
         }
     }
@@ -131,20 +152,88 @@ fn fixtures_hold_their_directives() {
 
 #[test]
 fn fixtures_cover_every_opcode_type_and_metadata_kind() {
-    let all: String = fixtures().into_iter().map(|(_, t)| t).collect::<Vec<_>>().join("\n");
-    let words: std::collections::HashSet<&str> =
-        all.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).collect();
-    let missing: Vec<&str> = Opcode::ALL.iter().map(|op| op.mnemonic()).filter(|m| !words.contains(m)).collect();
-    assert!(missing.is_empty(), "opcodes used by no fixture: {missing:?}");
+    let all: String = fixtures()
+        .into_iter()
+        .map(|(_, t)| t)
+        .collect::<Vec<_>>()
+        .join("\n");
+    let words: std::collections::HashSet<&str> = all
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .collect();
+    let missing: Vec<&str> = Opcode::ALL
+        .iter()
+        .map(|op| op.mnemonic())
+        .filter(|m| !words.contains(m))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "opcodes used by no fixture: {missing:?}"
+    );
     let type_spellings = [
-        "bool", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "f16", "f32", "f64", "vec2", "vec3", "vec4",
-        "mat2x2", "mat3x3", "mat4x3", "mat2x3", "array", "ptr", "struct", "texture_1d", "texture_2d",
-        "texture_2d_array", "texture_3d", "texture_cube", "texture_ms_2d", "texture_storage_2d",
-        "texture_storage_2d_array", "sampler", "sampler_comparison", "opaque", "void",
+        "bool",
+        "i8",
+        "i16",
+        "i32",
+        "i64",
+        "u8",
+        "u16",
+        "u32",
+        "u64",
+        "f16",
+        "f32",
+        "f64",
+        "vec2",
+        "vec3",
+        "vec4",
+        "mat2x2",
+        "mat3x3",
+        "mat4x3",
+        "mat2x3",
+        "array",
+        "ptr",
+        "struct",
+        "texture_1d",
+        "texture_2d",
+        "texture_2d_array",
+        "texture_3d",
+        "texture_cube",
+        "texture_ms_2d",
+        "texture_storage_2d",
+        "texture_storage_2d_array",
+        "sampler",
+        "sampler_comparison",
+        "opaque",
+        "void",
     ];
-    let space_spellings = ["function", "private", "workgroup", "storage", "uniform", "push_constant", "handle"];
-    let metadata_spellings = ["name", "loc", "comment", "no_inline", "signature_constraint", "reg2mem_spill", "block_param", "cross_block"];
-    let binding_spellings = ["builtin", "location", "perspective", "linear", "flat", "center", "centroid", "sample"];
+    let space_spellings = [
+        "function",
+        "private",
+        "workgroup",
+        "storage",
+        "uniform",
+        "push_constant",
+        "handle",
+    ];
+    let metadata_spellings = [
+        "name",
+        "loc",
+        "comment",
+        "no_inline",
+        "signature_constraint",
+        "reg2mem_spill",
+        "block_param",
+        "cross_block",
+    ];
+    let binding_spellings = [
+        "builtin",
+        "location",
+        "perspective",
+        "linear",
+        "flat",
+        "center",
+        "centroid",
+        "sample",
+    ];
     let kinds = ["kernel", "vertex", "fragment", "callable", "external"];
     let constant_forms = ["zero", "undef", "nan", "inf", "true", "false"];
     for word in type_spellings

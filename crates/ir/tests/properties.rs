@@ -15,7 +15,11 @@ use random_modules::{generate_module, GenConfig, Rng};
 
 fn structured_options() -> VerifierOptions {
     let mut options = VerifierOptions::default();
-    for name in ["reachable-blocks", "unique-merge-blocks", "canonical-break-continue-targets"] {
+    for name in [
+        "reachable-blocks",
+        "unique-merge-blocks",
+        "canonical-break-continue-targets",
+    ] {
         options.enable(name).expect("known option");
     }
     options
@@ -24,14 +28,21 @@ fn structured_options() -> VerifierOptions {
 fn assert_round_trips(module: &Module) {
     for view in [View::Flat, View::Structured] {
         let text = print_module(module, view);
-        let parsed = parse_module(&text).unwrap_or_else(|e| panic!("{view:?} text does not parse: {e}\n{text}"));
+        let parsed = parse_module(&text)
+            .unwrap_or_else(|e| panic!("{view:?} text does not parse: {e}\n{text}"));
         let again = print_module(&parsed, view);
         assert_eq!(again, text, "{view:?} view does not round-trip");
         let report = verify_module(&parsed, &structured_options());
-        assert!(report.succeeded(), "parsed module fails to verify:\n{report}\n{text}");
+        assert!(
+            report.succeeded(),
+            "parsed module fails to verify:\n{report}\n{text}"
+        );
         // parse -> print -> parse gives an equal module (compared through both views).
         let reparsed = parse_module(&again).expect("printed text parses");
-        assert_eq!(print_module(&reparsed, View::Flat), print_module(&parsed, View::Flat));
+        assert_eq!(
+            print_module(&reparsed, View::Flat),
+            print_module(&parsed, View::Flat)
+        );
     }
 }
 
@@ -52,7 +63,7 @@ proptest! {
         let module = generate_module(seed, config);
         let mut options = structured_options();
         options.enable("no-block-params").expect("known option");
-        // Loop prepare blocks end in `cond_br` by the lowering contract.
+        options.enable("no-unstructured-control-flow").expect("known option");
         let report = verify_module(&module, &options);
         // Merge blocks with parameters are generated, so only count other errors.
         let unexpected: Vec<_> = report.errors.iter().filter(|e| e.kind != ErrorKind::BlockParamsNotAllowed).collect();
@@ -94,21 +105,33 @@ fn choose<T: Copy>(rng: &mut Rng, items: &[T]) -> Option<T> {
 /// Applies mutation number `which`; returns the mutated module, the error kind it must
 /// cause and the verifier options that expose it. `None` when the module has no place for
 /// that mutation.
-fn mutate(module: &Module, which: usize, rng: &mut Rng) -> Option<(Module, ErrorKind, VerifierOptions)> {
+fn mutate(
+    module: &Module,
+    which: usize,
+    rng: &mut Rng,
+) -> Option<(Module, ErrorKind, VerifierOptions)> {
     let mut m = module.clone();
     let insts = all_insts(&m);
     let defaults = VerifierOptions::default();
     match which {
         // A missing terminator.
         0 => {
-            let terms: Vec<_> = insts.iter().copied().filter(|&(f, _, i)| m.functions[f].dfg.inst(i).opcode.is_terminator()).collect();
+            let terms: Vec<_> = insts
+                .iter()
+                .copied()
+                .filter(|&(f, _, i)| m.functions[f].dfg.inst(i).opcode.is_terminator())
+                .collect();
             let (f, _, i) = choose(rng, &terms)?;
             m.functions[f].layout.remove_inst(i);
             Some((m, ErrorKind::MissingTerminator, defaults))
         }
         // An edge with one argument too many.
         1 => {
-            let with_edges: Vec<_> = insts.iter().copied().filter(|&(f, _, i)| !m.functions[f].dfg.inst(i).payload.edges().is_empty()).collect();
+            let with_edges: Vec<_> = insts
+                .iter()
+                .copied()
+                .filter(|&(f, _, i)| !m.functions[f].dfg.inst(i).payload.edges().is_empty())
+                .collect();
             let (f, _, i) = choose(rng, &with_edges)?;
             let extra = m.const_u32(7);
             let u32_ty = m.types.u32();
@@ -122,11 +145,22 @@ fn mutate(module: &Module, which: usize, rng: &mut Rng) -> Option<(Module, Error
             let binary: Vec<_> = insts
                 .iter()
                 .copied()
-                .filter(|&(f, _, i)| matches!(m.functions[f].dfg.inst(i).opcode, Opcode::Add | Opcode::Sub | Opcode::Mul))
+                .filter(|&(f, _, i)| {
+                    matches!(
+                        m.functions[f].dfg.inst(i).opcode,
+                        Opcode::Add | Opcode::Sub | Opcode::Mul
+                    )
+                })
                 .collect();
             let (f, _, i) = choose(rng, &binary)?;
-            let operand_ty = m.functions[f].dfg.value_type(m.functions[f].dfg.inst(i).args[0]);
-            let other = if operand_ty == m.types.bool() { m.const_u32(1) } else { m.const_bool(true) };
+            let operand_ty = m.functions[f]
+                .dfg
+                .value_type(m.functions[f].dfg.inst(i).args[0]);
+            let other = if operand_ty == m.types.bool() {
+                m.const_u32(1)
+            } else {
+                m.const_bool(true)
+            };
             let other_ty = m.consts.get(other).ty;
             let function = &mut m.functions[f];
             let v = function.dfg.const_value(other, other_ty);
@@ -157,7 +191,11 @@ fn mutate(module: &Module, which: usize, rng: &mut Rng) -> Option<(Module, Error
         }
         // A merge block owned by two constructs.
         4 => {
-            let merges: Vec<_> = insts.iter().copied().filter(|&(f, _, i)| m.functions[f].dfg.inst(i).payload.merge().is_some()).collect();
+            let merges: Vec<_> = insts
+                .iter()
+                .copied()
+                .filter(|&(f, _, i)| m.functions[f].dfg.inst(i).payload.merge().is_some())
+                .collect();
             if merges.len() < 2 {
                 return None;
             }
@@ -171,7 +209,9 @@ fn mutate(module: &Module, which: usize, rng: &mut Rng) -> Option<(Module, Error
             let target = m.functions[fa].dfg.inst(ia).payload.merge()?;
             match &mut m.functions[fb].dfg.inst_mut(ib).payload {
                 Payload::If { merge, .. } => *merge = Some(target),
-                Payload::Loop { merge, .. } | Payload::SimpleLoop { merge, .. } | Payload::Switch { merge, .. } => *merge = target,
+                Payload::Loop { merge, .. }
+                | Payload::SimpleLoop { merge, .. }
+                | Payload::Switch { merge, .. } => *merge = target,
                 _ => return None,
             }
             let mut options = VerifierOptions::default();
@@ -180,9 +220,15 @@ fn mutate(module: &Module, which: usize, rng: &mut Rng) -> Option<(Module, Error
         }
         // A `break` to a merge that is not the nearest enclosing construct's.
         5 => {
-            let breaks: Vec<_> = insts.iter().copied().filter(|&(f, _, i)| m.functions[f].dfg.inst(i).opcode == Opcode::Break).collect();
+            let breaks: Vec<_> = insts
+                .iter()
+                .copied()
+                .filter(|&(f, _, i)| m.functions[f].dfg.inst(i).opcode == Opcode::Break)
+                .collect();
             let (f, _, i) = choose(rng, &breaks)?;
-            let Payload::Jump(dest) = &m.functions[f].dfg.inst(i).payload else { return None };
+            let Payload::Jump(dest) = &m.functions[f].dfg.inst(i).payload else {
+                return None;
+            };
             let current = dest.block;
             let function = &m.functions[f];
             let other_merges: Vec<Block> = function
@@ -197,7 +243,9 @@ fn mutate(module: &Module, which: usize, rng: &mut Rng) -> Option<(Module, Error
                 dest.block = target;
             }
             let mut options = VerifierOptions::default();
-            options.enable("canonical-break-continue-targets").expect("known option");
+            options
+                .enable("canonical-break-continue-targets")
+                .expect("known option");
             Some((m, ErrorKind::NonCanonicalBreakContinue, options))
         }
         // An instruction with an operand missing.
@@ -205,7 +253,12 @@ fn mutate(module: &Module, which: usize, rng: &mut Rng) -> Option<(Module, Error
             let binary: Vec<_> = insts
                 .iter()
                 .copied()
-                .filter(|&(f, _, i)| matches!(m.functions[f].dfg.inst(i).opcode, Opcode::Add | Opcode::Lt | Opcode::Store))
+                .filter(|&(f, _, i)| {
+                    matches!(
+                        m.functions[f].dfg.inst(i).opcode,
+                        Opcode::Add | Opcode::Lt | Opcode::Store
+                    )
+                })
                 .collect();
             let (f, _, i) = choose(rng, &binary)?;
             m.functions[f].dfg.inst_mut(i).args.pop();

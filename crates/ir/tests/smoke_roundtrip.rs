@@ -3,7 +3,11 @@ use oxir_ir::printer::{print_module, View};
 
 #[test]
 fn example_round_trips() {
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/clamp_scale.oxir")).unwrap();
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../examples/clamp_scale.oxir"
+    ))
+    .unwrap();
     let m = parse_module(&text).unwrap_or_else(|e| panic!("{e}"));
     let structured = print_module(&m, View::Structured);
     assert_eq!(structured, text);

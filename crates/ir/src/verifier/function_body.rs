@@ -16,7 +16,7 @@ use crate::instructions::{BlockCall, InstData, Payload};
 use crate::ops::Opcode;
 use crate::types::{Scalar, TypeData};
 use crate::typing::{check_instruction, Operand};
-use cranelift_entity::EntityRef;
+use cranelift_entity::{EntityRef, SecondaryMap};
 use std::fmt;
 
 /// What the layout walk learns about one function; read by every later check.
@@ -167,7 +167,70 @@ impl<'m> Verifier<'m> {
             }
         }
         self.check_structure(function, &facts);
+        if self.options.require_no_unstructured_control_flow {
+            self.check_no_unstructured_branches(func, function, &facts);
+        }
         self.stats.dominance_queries += facts.dominators.query_count();
+    }
+
+    /// `require_no_unstructured_control_flow`: no `cond_br` or `switch_br`, except the
+    /// `cond_br c, body, merge` that ends a loop's prepare block by the lowering contract.
+    fn check_no_unstructured_branches(
+        &mut self,
+        func: Func,
+        function: &Function,
+        facts: &BodyFacts,
+    ) {
+        let dfg = &function.dfg;
+        let last_insts: Vec<(Block, Inst)> = (0..facts.blocks.len())
+            .filter_map(|dense| {
+                facts
+                    .insts(dense)
+                    .last()
+                    .map(|&inst| (facts.blocks[dense], inst))
+            })
+            .collect();
+        // Prepare block -> (body, merge) of the loop that enters it.
+        let mut loop_exits: SecondaryMap<Block, Option<(Block, Block)>> = SecondaryMap::new();
+        for &(_, term) in &last_insts {
+            if let Some(Payload::Loop {
+                prepare,
+                body,
+                merge,
+                ..
+            }) = dfg.insts.get(term).map(|d| &d.payload)
+            {
+                if dfg.block_is_valid(prepare.block) {
+                    loop_exits[prepare.block] = Some((*body, *merge));
+                }
+            }
+        }
+        for &(block, term) in &last_insts {
+            let Some(data) = dfg.insts.get(term) else {
+                continue;
+            };
+            if !data.opcode.is_unstructured_branch() {
+                continue;
+            }
+            if let (
+                Payload::CondBranch {
+                    then_dest,
+                    else_dest,
+                },
+                Some((body, merge)),
+            ) = (&data.payload, loop_exits.get(block).copied().flatten())
+            {
+                if then_dest.block == body && else_dest.block == merge {
+                    continue;
+                }
+            }
+            let message = format!("`{}` is unstructured control flow", data.opcode);
+            self.report(
+                ErrorKind::UnstructuredControlFlow,
+                Location::Inst(func, block, term),
+                message,
+            );
+        }
     }
 
     /// Walks the layout once, numbering blocks and instructions and checking that each is
@@ -798,14 +861,6 @@ impl<'m> Verifier<'m> {
         // The scalar of the first operand's type: `Some(None)` for a non-scalar type.
         let first_scalar =
             first_operand.map(|ty| self.scratch_types.try_get(ty).and_then(TypeData::as_scalar));
-        if self.options.require_no_unstructured_control_flow && opcode.is_unstructured_branch() {
-            let message = format!("`{opcode}` is unstructured control flow");
-            self.report(
-                ErrorKind::UnstructuredControlFlow,
-                location.clone(),
-                message,
-            );
-        }
         // Only terminators get here; the others have nothing beyond their edges to check.
         match opcode {
             Opcode::CondBr | Opcode::If => {

@@ -100,11 +100,15 @@
 //!   example that a `loop`'s prepare block branches to its body and merge, or that the arms
 //!   of an `if` reach its merge); only roles, distinctness and break/continue targets are.
 //! - Recursion in the call graph.
+//! - "Values from another function" as such: values live in per-function arenas, so an
+//!   index always names a value of this function; what can be wrong is its definition (an
+//!   instruction placed in no block of this layout, a block outside the layout), which is
+//!   reported as [`ErrorKind::UndefinedValue`].
 //!
 //! # Cost
 //!
 //! Linear in the size of the module, up to the near-linear dominator computation
-//! (Cooper–Harvey–Kennedy over reverse post-order, [`dominance`]) and sorting each switch's
+//! (Cooper–Harvey–Kennedy over reverse post-order, in `dominance.rs`) and sorting each switch's
 //! labels. Position comparisons use a per-instruction sequence number computed in one pass
 //! over the layout; dominance queries are O(1) with DFS numbers on the dominator tree.
 
@@ -115,9 +119,8 @@ mod structure;
 #[cfg(test)]
 mod tests;
 
-use crate::entities::{Block, Const, Func, Global, Inst, Type, Value};
+use crate::entities::{Block, Const, Func, Global, Inst, Type};
 use crate::function::Function;
-use crate::instructions::Payload;
 use crate::module::Module;
 use crate::types::TypeStore;
 use cranelift_entity::EntityRef;
@@ -473,43 +476,8 @@ impl<'m> Verifier<'m> {
 /// ` (v5 = add v1, v2)`: a short, printer-independent spelling of an instruction for error
 /// contexts. Empty when the instruction does not exist.
 fn describe_inst(module: &Module, func: &Function, inst: Inst) -> String {
-    use std::fmt::Write;
-    let Some(data) = func.dfg.insts.get(inst) else {
+    if func.dfg.insts.get(inst).is_none() {
         return String::new();
-    };
-    let mut out = String::from(" (");
-    if let Some(result) = func.dfg.inst_result(inst) {
-        let _ = write!(out, "{result} = ");
     }
-    out.push_str(data.opcode.mnemonic());
-    let values = |out: &mut String, values: &[Value]| {
-        for (i, v) in values.iter().enumerate() {
-            let _ = write!(out, "{}{v}", if i == 0 { "" } else { ", " });
-        }
-    };
-    let mut separator = " ";
-    if let Payload::Callee(callee) = &data.payload {
-        let name = module
-            .functions
-            .get(*callee)
-            .map_or_else(|| callee.to_string(), |f| format!("@{}", f.name));
-        let _ = write!(out, " {name}");
-        separator = ", ";
-    }
-    if !data.args.is_empty() {
-        out.push_str(separator);
-        values(&mut out, &data.args);
-        separator = ", ";
-    }
-    for edge in data.payload.edges() {
-        let _ = write!(out, "{separator}{}", edge.block);
-        if !edge.args.is_empty() {
-            out.push('(');
-            values(&mut out, &edge.args);
-            out.push(')');
-        }
-        separator = ", ";
-    }
-    out.push(')');
-    out
+    format!(" ({})", crate::printer::print_inst(module, func, inst))
 }

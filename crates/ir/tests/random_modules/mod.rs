@@ -52,7 +52,12 @@ pub struct GenConfig {
 
 impl Default for GenConfig {
     fn default() -> Self {
-        GenConfig { structured: true, plain: true, max_depth: 4, max_insts: 400 }
+        GenConfig {
+            structured: true,
+            plain: true,
+            max_depth: 4,
+            max_insts: 400,
+        }
     }
 }
 
@@ -77,8 +82,18 @@ struct FunctionGen<'a> {
 }
 
 impl FunctionGen<'_> {
-    fn ins(&mut self, block: Block, opcode: Opcode, args: &[Value], payload: Payload, result: Option<Type>) -> Option<Value> {
-        let inst = self.f.dfg.make_inst(InstData::with_payload(opcode, args, payload));
+    fn ins(
+        &mut self,
+        block: Block,
+        opcode: Opcode,
+        args: &[Value],
+        payload: Payload,
+        result: Option<Type>,
+    ) -> Option<Value> {
+        let inst = self
+            .f
+            .dfg
+            .make_inst(InstData::with_payload(opcode, args, payload));
         let value = result.map(|ty| self.f.dfg.make_result(inst, ty));
         self.f.layout.append_inst(inst, block);
         self.insts += 1;
@@ -95,7 +110,9 @@ impl FunctionGen<'_> {
             TypeData::Scalar(s) => {
                 let bits = match s {
                     Scalar::BOOL => self.rng.next() & 1,
-                    Scalar::F32 => u64::from(((self.rng.below(2001) as f32) / 8.0 - 125.0).to_bits()),
+                    Scalar::F32 => {
+                        u64::from(((self.rng.below(2001) as f32) / 8.0 - 125.0).to_bits())
+                    }
                     _ => self.rng.below(200) as u64,
                 };
                 self.module.const_scalar(s, bits)
@@ -120,7 +137,12 @@ impl FunctionGen<'_> {
 
     /// A value of `ty` that dominates the current point, or a constant.
     fn pick(&mut self, ty: Type) -> Value {
-        let candidates: Vec<Value> = self.avail.iter().copied().filter(|&v| self.f.dfg.value_type(v) == ty).collect();
+        let candidates: Vec<Value> = self
+            .avail
+            .iter()
+            .copied()
+            .filter(|&v| self.f.dfg.value_type(v) == ty)
+            .collect();
         if candidates.is_empty() || self.rng.chance(20) {
             self.constant(ty)
         } else {
@@ -156,9 +178,24 @@ impl FunctionGen<'_> {
         let value = match choice {
             0..=3 => {
                 let ops: &[Opcode] = if scalar.is_float() {
-                    &[Opcode::Add, Opcode::Sub, Opcode::Mul, Opcode::Min, Opcode::Max]
+                    &[
+                        Opcode::Add,
+                        Opcode::Sub,
+                        Opcode::Mul,
+                        Opcode::Min,
+                        Opcode::Max,
+                    ]
                 } else {
-                    &[Opcode::Add, Opcode::Sub, Opcode::Mul, Opcode::And, Opcode::Or, Opcode::Xor, Opcode::Min, Opcode::Shl]
+                    &[
+                        Opcode::Add,
+                        Opcode::Sub,
+                        Opcode::Mul,
+                        Opcode::And,
+                        Opcode::Or,
+                        Opcode::Xor,
+                        Opcode::Min,
+                        Opcode::Shl,
+                    ]
                 };
                 let op = ops[self.rng.below(ops.len())];
                 let a = self.pick(ty);
@@ -168,29 +205,55 @@ impl FunctionGen<'_> {
             4 => {
                 let a = self.pick(ty);
                 let b = self.pick(ty);
-                let result = if lanes == 1 { self.bool_ty } else { self.module.types.vector(Scalar::BOOL, lanes) };
+                let result = if lanes == 1 {
+                    self.bool_ty
+                } else {
+                    self.module.types.vector(Scalar::BOOL, lanes)
+                };
                 let cmp = self.ins(block, Opcode::Lt, &[a, b], Payload::None, Some(result));
                 if lanes == 1 {
                     cmp
                 } else {
                     let cmp = cmp.expect("compare has a result");
-                    self.ins(block, Opcode::Any, &[cmp], Payload::None, Some(self.bool_ty))
+                    self.ins(
+                        block,
+                        Opcode::Any,
+                        &[cmp],
+                        Payload::None,
+                        Some(self.bool_ty),
+                    )
                 }
             }
             5 => {
                 let cond = self.pick(self.bool_ty);
                 let a = self.pick(ty);
                 let b = self.pick(ty);
-                self.ins(block, Opcode::Select, &[cond, a, b], Payload::None, Some(ty))
+                self.ins(
+                    block,
+                    Opcode::Select,
+                    &[cond, a, b],
+                    Payload::None,
+                    Some(ty),
+                )
             }
             6 if lanes > 1 => {
                 let v = self.pick(ty);
                 let lane = self.rng.below(usize::from(lanes)) as u32;
                 let elem = self.module.types.scalar(scalar);
-                self.ins(block, Opcode::Extract, &[v], Payload::Indices(vec![lane].into()), Some(elem))
+                self.ins(
+                    block,
+                    Opcode::Extract,
+                    &[v],
+                    Payload::Indices(vec![lane].into()),
+                    Some(elem),
+                )
             }
             6 => {
-                let target = if scalar.is_float() { Scalar::I32 } else { Scalar::F32 };
+                let target = if scalar.is_float() {
+                    Scalar::I32
+                } else {
+                    Scalar::F32
+                };
                 let to = self.module.types.scalar(target);
                 let v = self.pick(ty);
                 self.ins(block, Opcode::Convert, &[v], Payload::None, Some(to))
@@ -198,7 +261,9 @@ impl FunctionGen<'_> {
             7 => {
                 // A local: alloca, store, load.
                 let ptr_ty = self.module.types.pointer(AddressSpace::Function, ty);
-                let ptr = self.ins(block, Opcode::Alloca, &[], Payload::None, Some(ptr_ty)).expect("alloca result");
+                let ptr = self
+                    .ins(block, Opcode::Alloca, &[], Payload::None, Some(ptr_ty))
+                    .expect("alloca result");
                 let v = self.pick(ty);
                 self.ins(block, Opcode::Store, &[ptr, v], Payload::None, None);
                 self.ins(block, Opcode::Load, &[ptr], Payload::None, Some(ty))
@@ -234,9 +299,17 @@ impl FunctionGen<'_> {
 
     /// A counter local initialised to zero in `block`; returns its pointer.
     fn counter(&mut self, block: Block) -> Value {
-        let ptr_ty = self.module.types.pointer(AddressSpace::Function, self.u32_ty);
-        let ptr = self.ins(block, Opcode::Alloca, &[], Payload::None, Some(ptr_ty)).expect("alloca result");
-        let zero = self.f.dfg.const_value(self.module.const_u32(0), self.u32_ty);
+        let ptr_ty = self
+            .module
+            .types
+            .pointer(AddressSpace::Function, self.u32_ty);
+        let ptr = self
+            .ins(block, Opcode::Alloca, &[], Payload::None, Some(ptr_ty))
+            .expect("alloca result");
+        let zero = self
+            .f
+            .dfg
+            .const_value(self.module.const_u32(0), self.u32_ty);
         self.ins(block, Opcode::Store, &[ptr, zero], Payload::None, None);
         ptr
     }
@@ -248,9 +321,25 @@ impl FunctionGen<'_> {
 
     /// Increments the counter at `ptr` in `block`; returns the new value.
     fn bump_counter(&mut self, block: Block, ptr: Value) -> Value {
-        let old = self.ins(block, Opcode::Load, &[ptr], Payload::None, Some(self.u32_ty)).expect("load");
+        let old = self
+            .ins(
+                block,
+                Opcode::Load,
+                &[ptr],
+                Payload::None,
+                Some(self.u32_ty),
+            )
+            .expect("load");
         let one = self.u32_const(1);
-        let new = self.ins(block, Opcode::Add, &[old, one], Payload::None, Some(self.u32_ty)).expect("add");
+        let new = self
+            .ins(
+                block,
+                Opcode::Add,
+                &[old, one],
+                Payload::None,
+                Some(self.u32_ty),
+            )
+            .expect("add");
         self.ins(block, Opcode::Store, &[ptr, new], Payload::None, None);
         new
     }
@@ -284,17 +373,34 @@ impl FunctionGen<'_> {
             };
         }
         // Sometimes leave early through the nearest construct.
-        if may_leave && self.config.structured && !self.breakables.is_empty() && depth > 0 && self.rng.chance(15) {
+        if may_leave
+            && self.config.structured
+            && !self.breakables.is_empty()
+            && depth > 0
+            && self.rng.chance(15)
+        {
             let top = self.breakables.len() - 1;
             let use_continue = self.rng.chance(40);
             let continue_target = self.breakables.iter().rev().find_map(|b| b.continue_target);
             match (use_continue, continue_target) {
                 (true, Some(target)) => {
-                    self.ins(block, Opcode::Continue, &[], Payload::Jump(BlockCall::new(target)), None);
+                    self.ins(
+                        block,
+                        Opcode::Continue,
+                        &[],
+                        Payload::Jump(BlockCall::new(target)),
+                        None,
+                    );
                 }
                 _ => {
                     let merge = self.breakables[top].merge;
-                    self.ins(block, Opcode::Break, &[], Payload::Jump(BlockCall::new(merge)), None);
+                    self.ins(
+                        block,
+                        Opcode::Break,
+                        &[],
+                        Payload::Jump(BlockCall::new(merge)),
+                        None,
+                    );
                 }
             }
             return None;
@@ -312,14 +418,19 @@ impl FunctionGen<'_> {
 
     fn if_construct(&mut self, block: Block, depth: u32) -> Block {
         let cond = self.pick(self.bool_ty);
-        let (then_block, else_block, merge) = (self.new_block(), self.new_block(), self.new_block());
+        let (then_block, else_block, merge) =
+            (self.new_block(), self.new_block(), self.new_block());
         let param_ty = self.rng.chance(50).then(|| self.pick_type());
         let param = param_ty.map(|ty| self.f.dfg.append_block_param(merge, ty));
         self.ins(
             block,
             Opcode::If,
             &[cond],
-            Payload::If { then_dest: BlockCall::new(then_block), else_dest: BlockCall::new(else_block), merge: Some(merge) },
+            Payload::If {
+                then_dest: BlockCall::new(then_block),
+                else_dest: BlockCall::new(else_block),
+                merge: Some(merge),
+            },
             None,
         );
         for (arm_block, may_leave) in [(then_block, true), (else_block, false)] {
@@ -327,7 +438,13 @@ impl FunctionGen<'_> {
             let end = self.region(arm_block, depth + 1, may_leave);
             if let Some(end) = end {
                 let args: Vec<Value> = param_ty.map(|ty| vec![self.pick(ty)]).unwrap_or_default();
-                self.ins(end, Opcode::Br, &[], Payload::Jump(BlockCall::with_args(merge, &args)), None);
+                self.ins(
+                    end,
+                    Opcode::Br,
+                    &[],
+                    Payload::Jump(BlockCall::with_args(merge, &args)),
+                    None,
+                );
             }
             self.avail.truncate(saved);
         }
@@ -339,62 +456,158 @@ impl FunctionGen<'_> {
 
     fn loop_construct(&mut self, block: Block, depth: u32) -> Block {
         let counter = self.counter(block);
-        let (prepare, body, update, merge) = (self.new_block(), self.new_block(), self.new_block(), self.new_block());
-        self.ins(block, Opcode::Loop, &[], Payload::Loop { prepare: BlockCall::new(prepare), body, update, merge }, None);
+        let (prepare, body, update, merge) = (
+            self.new_block(),
+            self.new_block(),
+            self.new_block(),
+            self.new_block(),
+        );
+        self.ins(
+            block,
+            Opcode::Loop,
+            &[],
+            Payload::Loop {
+                prepare: BlockCall::new(prepare),
+                body,
+                update,
+                merge,
+            },
+            None,
+        );
         // prepare: i < trip count
-        let i = self.ins(prepare, Opcode::Load, &[counter], Payload::None, Some(self.u32_ty)).expect("load");
+        let i = self
+            .ins(
+                prepare,
+                Opcode::Load,
+                &[counter],
+                Payload::None,
+                Some(self.u32_ty),
+            )
+            .expect("load");
         let trip_count = self.rng.below(4) as u32;
         let trips = self.u32_const(trip_count);
-        let cond = self.ins(prepare, Opcode::Lt, &[i, trips], Payload::None, Some(self.bool_ty)).expect("lt");
+        let cond = self
+            .ins(
+                prepare,
+                Opcode::Lt,
+                &[i, trips],
+                Payload::None,
+                Some(self.bool_ty),
+            )
+            .expect("lt");
         self.ins(
             prepare,
             Opcode::CondBr,
             &[cond],
-            Payload::CondBranch { then_dest: BlockCall::new(body), else_dest: BlockCall::new(merge) },
+            Payload::CondBranch {
+                then_dest: BlockCall::new(body),
+                else_dest: BlockCall::new(merge),
+            },
             None,
         );
         self.avail.push(i);
-        self.breakables.push(Breakable { merge, continue_target: Some(update) });
+        self.breakables.push(Breakable {
+            merge,
+            continue_target: Some(update),
+        });
         // The body's own end always reaches the update block, so it stays reachable.
         let (end, _) = self.arm(body, depth + 1, false);
         self.breakables.pop();
         if let Some(end) = end {
-            self.ins(end, Opcode::Br, &[], Payload::Jump(BlockCall::new(update)), None);
+            self.ins(
+                end,
+                Opcode::Br,
+                &[],
+                Payload::Jump(BlockCall::new(update)),
+                None,
+            );
         }
         self.bump_counter(update, counter);
-        self.ins(update, Opcode::Br, &[], Payload::Jump(BlockCall::new(prepare)), None);
+        self.ins(
+            update,
+            Opcode::Br,
+            &[],
+            Payload::Jump(BlockCall::new(prepare)),
+            None,
+        );
         merge
     }
 
     fn simple_loop_construct(&mut self, block: Block, depth: u32) -> Block {
         let counter = self.counter(block);
         let (body, merge) = (self.new_block(), self.new_block());
-        self.ins(block, Opcode::SimpleLoop, &[], Payload::SimpleLoop { body: BlockCall::new(body), merge }, None);
+        self.ins(
+            block,
+            Opcode::SimpleLoop,
+            &[],
+            Payload::SimpleLoop {
+                body: BlockCall::new(body),
+                merge,
+            },
+            None,
+        );
         let n = self.bump_counter(body, counter);
         let limit_count = 1 + self.rng.below(3) as u32;
         let limit = self.u32_const(limit_count);
-        let done = self.ins(body, Opcode::Ge, &[n, limit], Payload::None, Some(self.bool_ty)).expect("ge");
+        let done = self
+            .ins(
+                body,
+                Opcode::Ge,
+                &[n, limit],
+                Payload::None,
+                Some(self.bool_ty),
+            )
+            .expect("ge");
         let (exit, stay, inner_merge) = (self.new_block(), self.new_block(), self.new_block());
         self.ins(
             body,
             Opcode::If,
             &[done],
-            Payload::If { then_dest: BlockCall::new(exit), else_dest: BlockCall::new(stay), merge: Some(inner_merge) },
+            Payload::If {
+                then_dest: BlockCall::new(exit),
+                else_dest: BlockCall::new(stay),
+                merge: Some(inner_merge),
+            },
             None,
         );
-        self.ins(exit, Opcode::Break, &[], Payload::Jump(BlockCall::new(merge)), None);
-        self.ins(stay, Opcode::Br, &[], Payload::Jump(BlockCall::new(inner_merge)), None);
-        self.breakables.push(Breakable { merge, continue_target: Some(body) });
+        self.ins(
+            exit,
+            Opcode::Break,
+            &[],
+            Payload::Jump(BlockCall::new(merge)),
+            None,
+        );
+        self.ins(
+            stay,
+            Opcode::Br,
+            &[],
+            Payload::Jump(BlockCall::new(inner_merge)),
+            None,
+        );
+        self.breakables.push(Breakable {
+            merge,
+            continue_target: Some(body),
+        });
         let (end, _) = self.arm(inner_merge, depth + 1, true);
         self.breakables.pop();
         if let Some(end) = end {
-            self.ins(end, Opcode::Continue, &[], Payload::Jump(BlockCall::new(body)), None);
+            self.ins(
+                end,
+                Opcode::Continue,
+                &[],
+                Payload::Jump(BlockCall::new(body)),
+                None,
+            );
         }
         merge
     }
 
     fn switch_construct(&mut self, block: Block, depth: u32) -> Block {
-        let selector_ty = if self.rng.chance(50) { self.u32_ty } else { self.module.types.i32() };
+        let selector_ty = if self.rng.chance(50) {
+            self.u32_ty
+        } else {
+            self.module.types.i32()
+        };
         let selector = self.pick(selector_ty);
         let case_count = 1 + self.rng.below(3);
         let mut labels: Vec<u64> = Vec::new();
@@ -405,24 +618,43 @@ impl FunctionGen<'_> {
             }
         }
         let merge = self.new_block();
-        let cases: Vec<(u64, BlockCall)> = labels.iter().map(|&l| (l, BlockCall::new(self.new_block()))).collect();
+        let cases: Vec<(u64, BlockCall)> = labels
+            .iter()
+            .map(|&l| (l, BlockCall::new(self.new_block())))
+            .collect();
         let default = BlockCall::new(self.new_block());
-        let arms: Vec<Block> = cases.iter().map(|(_, c)| c.block).chain([default.block]).collect();
+        let arms: Vec<Block> = cases
+            .iter()
+            .map(|(_, c)| c.block)
+            .chain([default.block])
+            .collect();
         self.ins(
             block,
             Opcode::Switch,
             &[selector],
-            Payload::Switch { table: Box::new(SwitchTable { cases, default }), merge },
+            Payload::Switch {
+                table: Box::new(SwitchTable { cases, default }),
+                merge,
+            },
             None,
         );
-        self.breakables.push(Breakable { merge, continue_target: None });
+        self.breakables.push(Breakable {
+            merge,
+            continue_target: None,
+        });
         let last = arms.len() - 1;
         for (i, arm) in arms.into_iter().enumerate() {
             let saved = self.avail.len();
             // The default arm always reaches the merge, so the merge stays reachable.
             let end = self.region(arm, depth + 1, i != last);
             if let Some(end) = end {
-                self.ins(end, Opcode::Br, &[], Payload::Jump(BlockCall::new(merge)), None);
+                self.ins(
+                    end,
+                    Opcode::Br,
+                    &[],
+                    Payload::Jump(BlockCall::new(merge)),
+                    None,
+                );
             }
             self.avail.truncate(saved);
         }
@@ -439,14 +671,23 @@ impl FunctionGen<'_> {
             block,
             Opcode::CondBr,
             &[cond],
-            Payload::CondBranch { then_dest: BlockCall::new(left), else_dest: BlockCall::new(right) },
+            Payload::CondBranch {
+                then_dest: BlockCall::new(left),
+                else_dest: BlockCall::new(right),
+            },
             None,
         );
         for arm in [left, right] {
             let saved = self.avail.len();
             self.straight_run(arm);
             let v = self.pick(ty);
-            self.ins(arm, Opcode::Br, &[], Payload::Jump(BlockCall::with_args(join, &[v])), None);
+            self.ins(
+                arm,
+                Opcode::Br,
+                &[],
+                Payload::Jump(BlockCall::with_args(join, &[v])),
+                None,
+            );
             self.avail.truncate(saved);
         }
         self.avail.push(param);
@@ -457,15 +698,32 @@ impl FunctionGen<'_> {
         let (header, body, exit) = (self.new_block(), self.new_block(), self.new_block());
         let i = self.f.dfg.append_block_param(header, self.u32_ty);
         let zero = self.u32_const(0);
-        self.ins(block, Opcode::Br, &[], Payload::Jump(BlockCall::with_args(header, &[zero])), None);
+        self.ins(
+            block,
+            Opcode::Br,
+            &[],
+            Payload::Jump(BlockCall::with_args(header, &[zero])),
+            None,
+        );
         let trip_count = self.rng.below(4) as u32;
         let trips = self.u32_const(trip_count);
-        let cond = self.ins(header, Opcode::Lt, &[i, trips], Payload::None, Some(self.bool_ty)).expect("lt");
+        let cond = self
+            .ins(
+                header,
+                Opcode::Lt,
+                &[i, trips],
+                Payload::None,
+                Some(self.bool_ty),
+            )
+            .expect("lt");
         self.ins(
             header,
             Opcode::CondBr,
             &[cond],
-            Payload::CondBranch { then_dest: BlockCall::new(body), else_dest: BlockCall::new(exit) },
+            Payload::CondBranch {
+                then_dest: BlockCall::new(body),
+                else_dest: BlockCall::new(exit),
+            },
             None,
         );
         self.avail.push(i);
@@ -473,8 +731,22 @@ impl FunctionGen<'_> {
         self.straight_run(body);
         self.avail.truncate(saved);
         let one = self.u32_const(1);
-        let next = self.ins(body, Opcode::Add, &[i, one], Payload::None, Some(self.u32_ty)).expect("add");
-        self.ins(body, Opcode::Br, &[], Payload::Jump(BlockCall::with_args(header, &[next])), None);
+        let next = self
+            .ins(
+                body,
+                Opcode::Add,
+                &[i, one],
+                Payload::None,
+                Some(self.u32_ty),
+            )
+            .expect("add");
+        self.ins(
+            body,
+            Opcode::Br,
+            &[],
+            Payload::Jump(BlockCall::with_args(header, &[next])),
+            None,
+        );
         exit
     }
 }
@@ -487,7 +759,14 @@ pub fn generate_module(seed: u64, config: GenConfig) -> Module {
     let mut module = Module::new();
     let types = {
         let t = &mut module.types;
-        vec![t.i32(), t.u32(), t.f32(), t.bool(), t.vector(Scalar::F32, 2), t.vector(Scalar::U32, 3)]
+        vec![
+            t.i32(),
+            t.u32(),
+            t.f32(),
+            t.bool(),
+            t.vector(Scalar::F32, 2),
+            t.vector(Scalar::U32, 3),
+        ]
     };
     let bool_ty = module.types.bool();
     let u32_ty = module.types.u32();
@@ -497,23 +776,41 @@ pub fn generate_module(seed: u64, config: GenConfig) -> Module {
         space: AddressSpace::Storage(StorageAccess::ReadWrite),
         ty: out_array,
         init: None,
-        binding: Some(ResourceBinding { group: 0, binding: 0 }),
+        binding: Some(ResourceBinding {
+            group: 0,
+            binding: 0,
+        }),
     });
     let mut callees = Vec::new();
     let callable_count = rng.below(3);
     for index in 0..=callable_count {
         let is_kernel = index == callable_count;
         let (kind, signature) = if is_kernel {
-            (FunctionKind::Kernel { workgroup_size: [1 + rng.below(64) as u32, 1, 1] }, Signature::default())
+            (
+                FunctionKind::Kernel {
+                    workgroup_size: [1 + rng.below(64) as u32, 1, 1],
+                },
+                Signature::default(),
+            )
         } else {
-            let params: Vec<AbiParam> = (0..rng.below(3)).map(|_| AbiParam::new(types[rng.below(types.len())])).collect();
+            let params: Vec<AbiParam> = (0..rng.below(3))
+                .map(|_| AbiParam::new(types[rng.below(types.len())]))
+                .collect();
             let returns = vec![AbiParam::new(types[rng.below(types.len())])];
             (FunctionKind::Callable, Signature { params, returns })
         };
-        let name = if is_kernel { "main".to_string() } else { format!("helper{index}") };
+        let name = if is_kernel {
+            "main".to_string()
+        } else {
+            format!("helper{index}")
+        };
         let mut f = Function::new(name, kind, signature.clone());
         let entry = f.append_new_block();
-        let params: Vec<Value> = signature.params.iter().map(|p| f.dfg.append_block_param(entry, p.ty)).collect();
+        let params: Vec<Value> = signature
+            .params
+            .iter()
+            .map(|p| f.dfg.append_block_param(entry, p.ty))
+            .collect();
         let mut generator = FunctionGen {
             rng: &mut rng,
             module: &mut module,
@@ -527,13 +824,34 @@ pub fn generate_module(seed: u64, config: GenConfig) -> Module {
             callees: callees.clone(),
             insts: 0,
         };
-        let end = generator.region(entry, 0, false).expect("top-level regions never leave early");
+        let end = generator
+            .region(entry, 0, false)
+            .expect("top-level regions never leave early");
         if is_kernel {
-            let id = generator.ins(end, Opcode::LocalInvocationIndex, &[], Payload::None, Some(u32_ty)).expect("register");
-            let ptr_ty = generator.module.types.pointer(AddressSpace::Storage(StorageAccess::ReadWrite), u32_ty);
+            let id = generator
+                .ins(
+                    end,
+                    Opcode::LocalInvocationIndex,
+                    &[],
+                    Payload::None,
+                    Some(u32_ty),
+                )
+                .expect("register");
+            let ptr_ty = generator
+                .module
+                .types
+                .pointer(AddressSpace::Storage(StorageAccess::ReadWrite), u32_ty);
             let out_ptr = generator.module.global_pointer_type(out);
             let base = generator.f.dfg.global_value(out, out_ptr);
-            let slot = generator.ins(end, Opcode::Access, &[base, id], Payload::None, Some(ptr_ty)).expect("access");
+            let slot = generator
+                .ins(
+                    end,
+                    Opcode::Access,
+                    &[base, id],
+                    Payload::None,
+                    Some(ptr_ty),
+                )
+                .expect("access");
             let v = generator.pick(u32_ty);
             generator.ins(end, Opcode::Store, &[slot, v], Payload::None, None);
             generator.ins(end, Opcode::Return, &[], Payload::None, None);

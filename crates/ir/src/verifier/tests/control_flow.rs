@@ -179,7 +179,7 @@ fn use_before_definition_in_the_same_block() {
     assert!(
         report.errors[0]
             .to_string()
-            .contains("function @main, block0, inst1 (v1 = mul v0, v0)"),
+            .contains("function @main, block0, inst1 (v1: vec3<u32> = mul v0, v0)"),
         "{report}"
     );
 }

@@ -325,7 +325,7 @@ fn operand_types_break_the_rule() {
     expect_one(
         &verify(&m),
         ErrorKind::TypeMismatch,
-        &["function @main", "block0", "v3 = add v1, v2"],
+        &["function @main", "block0", "v3: u32 = add c1, c2"],
     );
 }
 
@@ -481,5 +481,9 @@ fn instruction_listed_twice() {
     f.layout.append_inst(inst, entry);
     f.layout.append_inst(inst, entry);
     m.add_function(f);
-    expect_one(&verify(&m), ErrorKind::LayoutCorruption, &["function @main", "block0", "twice"]);
+    expect_one(
+        &verify(&m),
+        ErrorKind::LayoutCorruption,
+        &["function @main", "block0", "twice"],
+    );
 }

@@ -203,22 +203,6 @@ fn cost_is_linear() {
     );
 }
 
-/// `cargo test --release -p oxir-ir --lib verifier::tests::one_million_instructions -- --ignored --nocapture`
-#[test]
-#[ignore = "timing; run in release"]
-fn one_million_instructions() {
-    let m = large_module(100_000, 9);
-    let start = std::time::Instant::now();
-    let report = verify_with(&m, VerifierOptions::all());
-    let elapsed = start.elapsed();
-    assert!(report.succeeded());
-    assert_eq!(report.stats.insts, 1_000_000);
-    println!(
-        "verified {} instructions in {elapsed:?}",
-        report.stats.insts
-    );
-}
-
 /// Rounds of the mutation test; `OXIR_VERIFIER_MUTATIONS` raises it for a longer soak.
 fn mutation_rounds() -> usize {
     std::env::var("OXIR_VERIFIER_MUTATIONS")

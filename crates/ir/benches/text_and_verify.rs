@@ -6,7 +6,6 @@ use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Through
 use oxir_ir::parser::parse_module;
 use oxir_ir::printer::{print_module, View};
 use oxir_ir::verifier::{verify_module, VerifierOptions};
-use std::hint::black_box;
 use std::time::Duration;
 
 mod synthetic;

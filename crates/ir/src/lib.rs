@@ -30,12 +30,14 @@
 //! 9. **Edges** target blocks in the layout and pass one argument of the right type per
 //!    target parameter; the entry block is never a branch target.
 //! 10. **Structured constructs** ([`instructions::Payload`]): merge, body and update roles
-//!    name blocks in the layout; a loop's body and update are distinct from its prepare and
-//!    merge blocks; switch labels are canonical for the selector width and distinct;
-//!    `break` / `continue` appear only inside a loop or switch (continue: loop only).
+//!     name blocks in the layout; a loop's prepare, body, update and merge are pairwise
+//!     distinct; switch labels are canonical for the selector width and distinct; `break`
+//!     targets the merge of a loop, simple loop or switch, `continue` a loop's update block
+//!     or a simple loop's body.
 //! 11. **Options** tighten the rules at pipeline boundaries: terminated blocks (on by
-//!    default), reachable blocks, no block parameters, no unstructured control flow, unique
-//!    merge blocks, canonical break/continue targets ([`verifier::VerifierOptions`]).
+//!     default), reachable blocks, no block parameters, no unstructured control flow (the
+//!     `cond_br` ending a loop's prepare block is structured), unique merge blocks, canonical
+//!     break/continue targets ([`verifier::VerifierOptions`]).
 //!
 //! ## Example: building a kernel
 //!

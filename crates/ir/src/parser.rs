@@ -353,7 +353,7 @@ impl<'a> Parser<'a> {
                 return self.unexpected("a struct name `%Name`");
             }
         };
-        if self.module.types.struct_by_name(&name).is_some() {
+        if self.module.types.struct_by_name(name).is_some() {
             return self.error(format!("struct `%{name}` is already defined"));
         }
         let mut align = None;
@@ -392,7 +392,7 @@ impl<'a> Parser<'a> {
             members,
             align,
         });
-        if self.module.types.struct_by_name(&name) != Some(declared) {
+        if self.module.types.struct_by_name(name) != Some(declared) {
             return self.error(format!(
                 "struct `%{name}` duplicates the body of an earlier struct"
             ));
@@ -403,7 +403,7 @@ impl<'a> Parser<'a> {
     fn const_decl(&mut self) -> PResult<()> {
         self.expect_keyword("const")?;
         let word = self.ident("a constant name `cN`")?;
-        let Some(number) = entity_number(&word, "c") else {
+        let Some(number) = entity_number(word, "c") else {
             self.unbump();
             return self.error(format!("expected a constant name `cN`, found `{word}`"));
         };
@@ -461,7 +461,7 @@ impl<'a> Parser<'a> {
 
     fn const_ref(&mut self) -> PResult<Const> {
         let word = self.ident("a constant `cN`")?;
-        match entity_number(&word, "c").and_then(|n| self.consts.get(&n)) {
+        match entity_number(word, "c").and_then(|n| self.consts.get(&n)) {
             Some(&c) => Ok(c),
             None => {
                 self.unbump();
@@ -536,7 +536,7 @@ impl<'a> Parser<'a> {
             Tok::Global(name) => name,
             _ => return self.unexpected("a global name `@name`"),
         };
-        self.check_fresh_symbol(&name)?;
+        self.check_fresh_symbol(name)?;
         self.bump();
         self.expect(Tok::Colon)?;
         let space = self.address_space()?;
@@ -596,7 +596,7 @@ impl<'a> Parser<'a> {
 
     fn storage_access(&mut self) -> PResult<StorageAccess> {
         let word = self.ident("`read`, `write` or `read_write`")?;
-        match StorageAccess::from_name(&word) {
+        match StorageAccess::from_name(word) {
             Some(access) => Ok(access),
             None => {
                 self.unbump();
@@ -612,7 +612,7 @@ impl<'a> Parser<'a> {
     fn scalar_param(&mut self) -> PResult<Scalar> {
         self.expect(Tok::Less)?;
         let word = self.ident("a scalar type")?;
-        let Some(scalar) = Scalar::from_name(&word) else {
+        let Some(scalar) = Scalar::from_name(word) else {
             self.unbump();
             return self.error(format!("expected a scalar type, found `{word}`"));
         };
@@ -626,7 +626,7 @@ impl<'a> Parser<'a> {
         }
         let word = match self.peek().clone() {
             Tok::Struct(name) => {
-                return match self.module.types.struct_by_name(&name) {
+                return match self.module.types.struct_by_name(name) {
                     Some(ty) => {
                         self.bump();
                         Ok(ty)
@@ -641,7 +641,7 @@ impl<'a> Parser<'a> {
         if word == "void" {
             return Ok(self.module.types.void());
         }
-        if let Some(scalar) = Scalar::from_name(&word) {
+        if let Some(scalar) = Scalar::from_name(word) {
             return Ok(self.module.types.scalar(scalar));
         }
         if let Some(len) = word.strip_prefix("vec").and_then(|n| n.parse::<u8>().ok()) {
@@ -701,10 +701,10 @@ impl<'a> Parser<'a> {
             }
             _ => {
                 if let Some(rest) = word.strip_prefix("texture_storage_") {
-                    let shape = self.texture_shape(rest, &word)?;
+                    let shape = self.texture_shape(rest, word)?;
                     self.expect(Tok::Less)?;
                     let format_word = self.ident("a texel format")?;
-                    let Some(format) = TexelFormat::from_name(&format_word) else {
+                    let Some(format) = TexelFormat::from_name(format_word) else {
                         self.unbump();
                         return self.error(format!("unknown texel format `{format_word}`"));
                     };
@@ -718,10 +718,10 @@ impl<'a> Parser<'a> {
                     }));
                 }
                 if let Some(rest) = word.strip_prefix("texture_") {
-                    let shape = self.texture_shape(rest, &word)?;
+                    let shape = self.texture_shape(rest, word)?;
                     self.expect(Tok::Less)?;
                     let kind_word = self.ident("`f32`, `i32`, `u32` or `depth`")?;
-                    let Some(kind) = SampledKind::from_name(&kind_word) else {
+                    let Some(kind) = SampledKind::from_name(kind_word) else {
                         self.unbump();
                         return self.error(format!("unknown sampled kind `{kind_word}`"));
                     };
@@ -763,7 +763,7 @@ impl<'a> Parser<'a> {
             self.bump();
             self.expect(Tok::LParen)?;
             let name = self.ident("a built-in name")?;
-            let Some(builtin) = Builtin::from_name(&name) else {
+            let Some(builtin) = Builtin::from_name(name) else {
                 self.unbump();
                 return self.error(format!("unknown built-in `{name}`"));
             };
@@ -777,13 +777,13 @@ impl<'a> Parser<'a> {
             let mut interpolation = None;
             if self.eat(&Tok::Comma) {
                 let kind_word = self.ident("an interpolation kind")?;
-                let Some(kind) = InterpolationKind::from_name(&kind_word) else {
+                let Some(kind) = InterpolationKind::from_name(kind_word) else {
                     self.unbump();
                     return self.error(format!("unknown interpolation `{kind_word}`"));
                 };
                 self.expect(Tok::Comma)?;
                 let sampling_word = self.ident("a sampling mode")?;
-                let Some(sampling) = Sampling::from_name(&sampling_word) else {
+                let Some(sampling) = Sampling::from_name(sampling_word) else {
                     self.unbump();
                     return self.error(format!("unknown sampling `{sampling_word}`"));
                 };
@@ -817,7 +817,7 @@ impl<'a> Parser<'a> {
                 "reg2mem_spill" => {
                     self.expect(Tok::Equals)?;
                     let kind = self.ident("`block_param` or `cross_block`")?;
-                    md.reg2mem_spill = match SpillKind::from_name(&kind) {
+                    md.reg2mem_spill = match SpillKind::from_name(kind) {
                         Some(k) => Some(k),
                         None => {
                             self.unbump();
@@ -878,7 +878,7 @@ impl<'a> Parser<'a> {
             Tok::Global(name) => name,
             _ => return self.unexpected("a function name `@name`"),
         };
-        self.check_fresh_symbol(&name)?;
+        self.check_fresh_symbol(name)?;
         self.bump();
         self.expect(Tok::LParen)?;
         let mut signature = Signature::default();
@@ -1007,7 +1007,7 @@ impl<'a> Parser<'a> {
 
     fn block_ref(&mut self, func: Func) -> PResult<Block> {
         let word = self.ident("a block `blockN`")?;
-        match entity_number(&word, "block") {
+        match entity_number(word, "block") {
             Some(n) => self.ensure_block(func, n),
             None => {
                 self.unbump();
@@ -1019,16 +1019,14 @@ impl<'a> Parser<'a> {
     fn block_call(&mut self, func: Func) -> PResult<BlockCall> {
         let block = self.block_ref(func)?;
         let mut call = BlockCall::new(block);
-        if self.eat(&Tok::LParen) {
-            if !self.eat(&Tok::RParen) {
-                loop {
-                    call.args.push(self.operand(func)?);
-                    if self.eat(&Tok::Comma) {
-                        continue;
-                    }
-                    self.expect(Tok::RParen)?;
-                    break;
+        if self.eat(&Tok::LParen) && !self.eat(&Tok::RParen) {
+            loop {
+                call.args.push(self.operand(func)?);
+                if self.eat(&Tok::Comma) {
+                    continue;
                 }
+                self.expect(Tok::RParen)?;
+                break;
             }
         }
         Ok(call)
@@ -1091,7 +1089,7 @@ impl<'a> Parser<'a> {
                     self.end_of_line()?;
                 }
                 Tok::Eof => return self.error("unexpected end of input inside a function body"),
-                Tok::Ident(word) if entity_number(&word, "block").is_some() => {
+                Tok::Ident(word) if entity_number(word, "block").is_some() => {
                     let block = self.block_ref(func)?;
                     if self.module.functions[func].layout.is_block_inserted(block) {
                         self.unbump();
@@ -1102,7 +1100,7 @@ impl<'a> Parser<'a> {
                         loop {
                             let name = self.ident("a parameter `vN`")?;
                             self.unbump();
-                            let v = self.define_value(func, &name)?;
+                            let v = self.define_value(func, name)?;
                             self.bump();
                             self.expect(Tok::Colon)?;
                             let ty = self.ty()?;
@@ -1142,7 +1140,7 @@ impl<'a> Parser<'a> {
     fn instruction(&mut self, func: Func, block: Block) -> PResult<bool> {
         let mut result: Option<(Value, Type)> = None;
         if let (Tok::Ident(word), Tok::Colon) = (self.peek().clone(), self.peek_at(1).clone()) {
-            let v = self.define_value(func, &word)?;
+            let v = self.define_value(func, word)?;
             self.bump();
             self.bump();
             let ty = self.ty()?;
@@ -1150,7 +1148,7 @@ impl<'a> Parser<'a> {
             result = Some((v, ty));
         }
         let mnemonic = self.ident("an opcode")?;
-        let Some(opcode) = Opcode::from_mnemonic(&mnemonic) else {
+        let Some(opcode) = Opcode::from_mnemonic(mnemonic) else {
             self.unbump();
             return self.error(format!("unknown opcode `{mnemonic}`"));
         };

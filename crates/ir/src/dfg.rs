@@ -275,3 +275,100 @@ impl DataFlowGraph {
         removed
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::function::{Function, FunctionKind, Signature};
+    use crate::instructions::InstData;
+    use crate::module::Module;
+    use crate::ops::Opcode;
+    use crate::printer::{print_module, View};
+    use crate::verifier::{verify_module, VerifierOptions};
+
+    /// `callable @f(i32, i32) -> i32 { v2 = add v0, v1; v3 = mul v2, v2; return v3 }`
+    fn sample() -> (Module, [Value; 4], [Inst; 3]) {
+        let mut m = Module::new();
+        let i32_ty = m.types.i32();
+        let sig = Signature {
+            params: vec![crate::AbiParam::new(i32_ty), crate::AbiParam::new(i32_ty)],
+            returns: vec![crate::AbiParam::new(i32_ty)],
+        };
+        let mut f = Function::new("f", FunctionKind::Callable, sig);
+        let b = f.append_new_block();
+        let v0 = f.dfg.append_block_param(b, i32_ty);
+        let v1 = f.dfg.append_block_param(b, i32_ty);
+        let add = f.dfg.make_inst(InstData::new(Opcode::Add, &[v0, v1]));
+        let v2 = f.dfg.make_result(add, i32_ty);
+        let mul = f.dfg.make_inst(InstData::new(Opcode::Mul, &[v2, v2]));
+        let v3 = f.dfg.make_result(mul, i32_ty);
+        let ret = f.dfg.make_inst(InstData::new(Opcode::Return, &[v3]));
+        for i in [add, mul, ret] {
+            f.layout.append_inst(i, b);
+        }
+        m.add_function(f);
+        (m, [v0, v1, v2, v3], [add, mul, ret])
+    }
+
+    #[test]
+    fn replace_all_uses_is_an_alias_seen_by_readers() {
+        let (mut m, [v0, _, v2, _], [add, mul, _]) = sample();
+        let f = m.functions.values_mut().next().unwrap();
+        assert!(f.dfg.replace_all_uses(v2, v0));
+        assert_eq!(f.dfg.resolve(v2), v0);
+        // The operands still name v2 until resolved, but every reader sees v0.
+        assert_eq!(f.dfg.inst(mul).args.as_slice(), &[v2, v2]);
+        let text = print_module(&m, View::Flat);
+        assert!(text.contains("= mul v0, v0"), "{text}");
+        // The instruction that defined v2 keeps a fresh, unused result.
+        let f = m.functions.values_mut().next().unwrap();
+        let fresh = f.dfg.inst_result(add).unwrap();
+        assert_ne!(fresh, v2);
+        f.dfg.resolve_all_aliases();
+        assert_eq!(f.dfg.inst(mul).args.as_slice(), &[v0, v0]);
+        assert!(verify_module(&m, &VerifierOptions::default()).succeeded());
+    }
+
+    #[test]
+    fn replace_all_uses_refuses_cycles_and_type_changes() {
+        let (mut m, [v0, v1, v2, v3], _) = sample();
+        let f32_ty = m.types.f32();
+        let f = m.functions.values_mut().next().unwrap();
+        assert!(f.dfg.replace_all_uses(v2, v3));
+        // v3 -> v2 would close the cycle v2 -> v3 -> v2: resolved, it is v3 -> v3.
+        assert!(f.dfg.replace_all_uses(v3, v2));
+        assert_eq!(f.dfg.resolve(v2), v3);
+        let other = f.dfg.make_detached_value(f32_ty);
+        assert!(!f.dfg.replace_all_uses(v0, other), "types differ");
+        assert_eq!(f.dfg.resolve(v0), v0);
+        assert_eq!(f.dfg.resolve(v1), v1);
+    }
+
+    #[test]
+    fn removing_an_instruction_detaches_its_result() {
+        let (mut m, [_, _, _, v3], [_, mul, ret]) = sample();
+        let f = m.functions.values_mut().next().unwrap();
+        f.remove_inst(mul);
+        assert_eq!(f.dfg.value_def(v3), ValueDef::Detached);
+        let report = verify_module(&m, &VerifierOptions::default());
+        assert!(!report.succeeded(), "the return now reads a detached value");
+        let f = m.functions.values_mut().next().unwrap();
+        // Put it back before the return: valid again.
+        f.layout.insert_inst_before(mul, ret);
+        f.dfg.attach_result(mul, v3, f.dfg.values[v3].ty);
+        assert!(verify_module(&m, &VerifierOptions::default()).succeeded());
+    }
+
+    #[test]
+    fn block_params_are_renumbered_on_removal() {
+        let mut dfg = DataFlowGraph::new();
+        let mut types = crate::types::TypeStore::new();
+        let i32_ty = types.i32();
+        let b = dfg.make_block();
+        let p: Vec<Value> = (0..3).map(|_| dfg.append_block_param(b, i32_ty)).collect();
+        assert_eq!(dfg.remove_block_param(b, 1), p[1]);
+        assert_eq!(dfg.block_params(b), &[p[0], p[2]]);
+        assert_eq!(dfg.value_def(p[2]), ValueDef::Param(b, 1));
+        assert_eq!(dfg.value_def(p[1]), ValueDef::Detached);
+    }
+}

@@ -94,6 +94,7 @@ pub mod builder;
 pub mod constants;
 pub mod data_layout;
 pub mod dfg;
+pub mod dominance;
 pub mod effects;
 pub mod entities;
 pub mod function;
@@ -105,6 +106,8 @@ pub mod module;
 pub mod ops;
 pub mod parser;
 pub mod printer;
+#[cfg(feature = "random")]
+pub mod random_modules;
 pub mod ssa_builder;
 pub mod types;
 pub mod typing;

@@ -1,17 +1,15 @@
 //! Property tests: random well-formed modules verify and round-trip through the text
 //! form; single mutations that break one invariant are rejected with the right error kind.
 
-mod random_modules;
-
 use oxir_ir::dfg::ValueDef;
 use oxir_ir::instructions::Payload;
 use oxir_ir::ops::Opcode;
 use oxir_ir::parser::parse_module;
 use oxir_ir::printer::{print_module, View};
+use oxir_ir::random_modules::{generate_module, GenConfig, Rng};
 use oxir_ir::verifier::{verify_module, ErrorKind, VerifierOptions};
 use oxir_ir::{Block, Func, Inst, Module};
 use proptest::prelude::*;
-use random_modules::{generate_module, GenConfig, Rng};
 
 fn structured_options() -> VerifierOptions {
     let mut options = VerifierOptions::default();

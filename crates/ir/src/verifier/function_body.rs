@@ -6,10 +6,10 @@
 //! giving every placed instruction its position in one function-wide sequence, so "defined
 //! earlier in the same block" is a comparison of two numbers.
 
-use super::dominance::{DominatorTree, Graph, NONE};
 use super::{ErrorKind, Location, Verifier};
 use crate::constants::canonical_scalar_bits;
 use crate::dfg::ValueDef;
+use crate::dominance::{DominatorTree, Graph, NONE};
 use crate::entities::{Block, Func, Inst, Type, Value};
 use crate::function::{Function, Signature};
 use crate::instructions::{BlockCall, InstData, Payload};

@@ -112,7 +112,6 @@
 //! labels. Position comparisons use a per-instruction sequence number computed in one pass
 //! over the layout; dominance queries are O(1) with DFS numbers on the dominator tree.
 
-mod dominance;
 mod function_body;
 mod module_items;
 mod structure;

@@ -8,9 +8,9 @@
 //! construct. Each skip passes a construct whose merge lies on `x`'s dominator path, so the
 //! pass is linear in practice.
 
-use super::dominance::NONE;
 use super::function_body::BodyFacts;
 use super::{ErrorKind, Location, Verifier};
+use crate::dominance::NONE;
 use crate::function::Function;
 use crate::instructions::Payload;
 use crate::ops::Opcode;

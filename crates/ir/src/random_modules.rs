@@ -1,4 +1,4 @@
-//! A generator of random well-formed modules, shared by the property tests.
+//! A generator of random well-formed modules for property tests (feature `random`).
 //!
 //! Programs are generated structurally so they are valid by construction: nested `if`,
 //! counted `loop` (prepare / body / update / merge), `simple_loop` left by `break`,
@@ -7,14 +7,12 @@
 //! `load` / `store`, calls to generated callables, and random arithmetic over several
 //! scalar and vector types. Every loop is counted, so programs terminate when run.
 
-#![allow(dead_code)]
-
-use oxir_ir::function::{AbiParam, Function, FunctionKind, Signature};
-use oxir_ir::instructions::{BlockCall, InstData, Payload, SwitchTable};
-use oxir_ir::module::{GlobalData, Module, ResourceBinding};
-use oxir_ir::ops::Opcode;
-use oxir_ir::types::{AddressSpace, Scalar, StorageAccess, TypeData};
-use oxir_ir::{Block, Func, Type, Value};
+use crate::function::{AbiParam, Function, FunctionKind, Signature};
+use crate::instructions::{BlockCall, InstData, Payload, SwitchTable};
+use crate::module::{GlobalData, Module, ResourceBinding};
+use crate::ops::Opcode;
+use crate::types::{AddressSpace, Scalar, StorageAccess, TypeData};
+use crate::{Block, Func, Type, Value};
 
 /// A small deterministic generator (splitmix64).
 pub struct Rng(u64);
@@ -123,7 +121,7 @@ impl FunctionGen<'_> {
                     .map(|_| {
                         let v = self.constant(scalar_ty);
                         match self.f.dfg.value_def(v) {
-                            oxir_ir::ValueDef::Const(c) => c,
+                            crate::ValueDef::Const(c) => c,
                             _ => unreachable!("constants are constant values"),
                         }
                     })

@@ -1,27 +1,30 @@
-//! The control-flow graph of one function over dense block numbers (layout positions), and
-//! its dominator tree.
+//! Graphs over dense node numbers in compressed sparse row form, and their dominator trees.
+//!
+//! The verifier numbers a function's blocks by layout position and builds the CFG of
+//! executable edges; the passes crate builds dominator and post-dominator trees (the latter
+//! over the reversed CFG with a virtual exit) with the same code.
 //!
 //! Dominators are computed with the iterative algorithm of Cooper, Harvey and Kennedy
 //! ("A Simple, Fast Dominance Algorithm") over reverse post-order, with dense vectors and no
 //! hashing. Pre- and post-order numbers on the dominator tree answer `dominates(a, b)` in
 //! O(1). Every traversal is iterative: functions may have hundreds of thousands of blocks.
-//! Only blocks reachable from the entry (number 0) are in the tree.
+//! Only nodes reachable from the root (number 0) are in the tree.
 
 use std::cell::Cell;
 
 /// "No block": unreachable, or the entry's immediate dominator.
-pub(crate) const NONE: u32 = u32::MAX;
+pub const NONE: u32 = u32::MAX;
 
 /// A graph in compressed sparse row form: the successors of node `n` are
 /// `targets[offsets[n]..offsets[n + 1]]`.
-pub(crate) struct Graph {
+pub struct Graph {
     offsets: Vec<u32>,
     targets: Vec<u32>,
 }
 
 impl Graph {
     /// Builds the graph of `node_count` nodes from `(from, to)` edges.
-    pub(crate) fn from_edges(node_count: usize, edges: &[(u32, u32)]) -> Graph {
+    pub fn from_edges(node_count: usize, edges: &[(u32, u32)]) -> Graph {
         let mut offsets = vec![0u32; node_count + 1];
         for &(from, _) in edges {
             offsets[from as usize + 1] += 1;
@@ -39,18 +42,18 @@ impl Graph {
         Graph { offsets, targets }
     }
 
-    pub(crate) fn node_count(&self) -> usize {
+    pub fn node_count(&self) -> usize {
         self.offsets.len() - 1
     }
 
-    pub(crate) fn successors(&self, node: u32) -> &[u32] {
+    pub fn successors(&self, node: u32) -> &[u32] {
         let n = node as usize;
         &self.targets[self.offsets[n] as usize..self.offsets[n + 1] as usize]
     }
 }
 
 /// Dominator tree of the blocks reachable from block 0.
-pub(crate) struct DominatorTree {
+pub struct DominatorTree {
     /// Immediate dominator; `NONE` for the entry and unreachable blocks.
     idom: Vec<u32>,
     /// Dominator-tree DFS numbers; `NONE` for unreachable blocks.
@@ -62,7 +65,7 @@ pub(crate) struct DominatorTree {
 }
 
 impl DominatorTree {
-    pub(crate) fn compute(cfg: &Graph) -> DominatorTree {
+    pub fn compute(cfg: &Graph) -> DominatorTree {
         let n = cfg.node_count();
         let mut tree = DominatorTree {
             idom: vec![NONE; n],
@@ -184,12 +187,12 @@ impl DominatorTree {
         }
     }
 
-    pub(crate) fn is_reachable(&self, block: u32) -> bool {
+    pub fn is_reachable(&self, block: u32) -> bool {
         self.pre.get(block as usize).is_some_and(|&p| p != NONE)
     }
 
     /// The immediate dominator, `None` for the entry and unreachable blocks.
-    pub(crate) fn idom(&self, block: u32) -> Option<u32> {
+    pub fn idom(&self, block: u32) -> Option<u32> {
         self.idom
             .get(block as usize)
             .copied()
@@ -197,7 +200,7 @@ impl DominatorTree {
     }
 
     /// Whether `a` dominates `b` (reflexive). False when either is unreachable.
-    pub(crate) fn dominates(&self, a: u32, b: u32) -> bool {
+    pub fn dominates(&self, a: u32, b: u32) -> bool {
         self.queries.set(self.queries.get() + 1);
         if !self.is_reachable(a) || !self.is_reachable(b) {
             return false;
@@ -207,11 +210,11 @@ impl DominatorTree {
     }
 
     /// Reachable blocks, every block after its immediate dominator.
-    pub(crate) fn preorder(&self) -> &[u32] {
+    pub fn preorder(&self) -> &[u32] {
         &self.preorder
     }
 
-    pub(crate) fn query_count(&self) -> u64 {
+    pub fn query_count(&self) -> u64 {
         self.queries.get()
     }
 }

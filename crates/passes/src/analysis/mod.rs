@@ -1,0 +1,8 @@
+//! Analyses over one function or module. None is cached: each is computed on demand from
+//! the current IR and must be recomputed after any CFG change.
+
+pub mod call_graph;
+pub mod cfg;
+pub mod dominators;
+pub mod loops;
+pub mod post_dominators;

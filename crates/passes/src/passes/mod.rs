@@ -1,0 +1,22 @@
+//! The transformation passes, one per file.
+//!
+//! Every pass file follows one shape:
+//! - a module doc saying what the pass does and what it does not do, with a small example;
+//! - an info struct declared with [`crate::pass_info!`]: `u64` counters named as in
+//!   `reference/luisa_xir.md` where one exists, `changed_by` (and for passes that can refuse
+//!   their input, `failed_by`);
+//! - `pub fn run_on_function(module: &mut Module, func: Func) -> Info` and
+//!   `pub fn run_on_module(module: &mut Module) -> Info`, reporting `changed` exactly when
+//!   the IR changed. A pass that can refuse checks the whole function or module before its
+//!   first mutation and leaves it untouched when it refuses.
+
+pub mod dce;
+pub mod dead_arg_elim;
+pub mod destructure_cfg;
+pub mod hoist_allocas;
+pub mod inline;
+pub mod mem2reg;
+pub mod reg2mem;
+pub mod restructure_cfg;
+pub mod simplify_cfg;
+pub mod unused_callable_removal;

@@ -1,0 +1,1 @@
+//! The driver pipelines, as data (filled in as the passes land).

@@ -1,0 +1,20 @@
+//! Passes by name. The names are the kebab-case names `oxir opt --passes` takes.
+
+use crate::pipeline::{PassFn, PassOutcome};
+
+/// Every registered pass name, in documentation order.
+pub fn pass_names() -> Vec<&'static str> {
+    REGISTRY.iter().map(|(name, _)| *name).collect()
+}
+
+/// The pass called `name`.
+pub fn create(name: &str) -> Option<PassFn> {
+    REGISTRY
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|&(_, run)| Box::new(run) as PassFn)
+}
+
+type RunFn = fn(&mut oxir_ir::Module) -> PassOutcome;
+
+const REGISTRY: &[(&str, RunFn)] = &[];

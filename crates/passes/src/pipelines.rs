@@ -1,1 +1,67 @@
-//! The driver pipelines, as data (filled in as the passes land).
+//! The driver pipelines, as data: their order is visible here and nowhere else.
+//!
+//! - `normalize` (DESIGN.md §3): `verify → destructure-cfg → inline-all (immediately) →
+//!   hoist-allocas → mem2reg → unused-callable-removal → simplify-cfg → dce →
+//!   verify(reachable blocks)`;
+//! - `structurize`, the tail for structured back-ends: `reg2mem → restructure-cfg →
+//!   verify(unique merges, canonical break/continue)`.
+
+use crate::pipeline::PassPipeline;
+use crate::registry;
+use oxir_ir::verifier::VerifierOptions;
+
+fn add(pipeline: &mut PassPipeline, name: &str) {
+    match registry::create(name) {
+        Some(pass) => {
+            pipeline.add(name, pass);
+        }
+        None => panic!("pipeline names unregistered pass `{name}`"),
+    }
+}
+
+/// The names of the pipelines `by_name` knows.
+pub const PIPELINE_NAMES: [&str; 2] = ["normalize", "structurize"];
+
+/// The pipeline called `name`.
+pub fn by_name(name: &str) -> Option<PassPipeline> {
+    match name {
+        "normalize" => Some(normalize()),
+        "structurize" => Some(structurize()),
+        _ => None,
+    }
+}
+
+/// Structured, memory-form IR from a front-end to plain SSA.
+pub fn normalize() -> PassPipeline {
+    let mut p = PassPipeline::new();
+    p.add_verify("verify-input", VerifierOptions::default());
+    for name in [
+        "destructure-cfg",
+        // Immediately after destructuring, with nothing in between (ordering contract 1).
+        "inline-all",
+        "hoist-allocas",
+        "mem2reg",
+        "unused-callable-removal",
+        "simplify-cfg",
+        "dce",
+    ] {
+        add(&mut p, name);
+    }
+    let mut reachable = VerifierOptions::default();
+    reachable.require_reachable_blocks = true;
+    p.add_verify("verify-normalized", reachable);
+    p
+}
+
+/// Plain SSA back to structured form for structured back-ends.
+pub fn structurize() -> PassPipeline {
+    let mut p = PassPipeline::new();
+    // restructure-cfg needs input without block parameters (ordering contract 3).
+    add(&mut p, "reg2mem");
+    add(&mut p, "restructure-cfg");
+    let mut structured = VerifierOptions::default();
+    structured.require_unique_merge_blocks = true;
+    structured.require_canonical_break_continue_targets = true;
+    p.add_verify("verify-structured", structured);
+    p
+}

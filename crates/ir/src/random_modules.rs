@@ -46,6 +46,8 @@ pub struct GenConfig {
     pub plain: bool,
     pub max_depth: u32,
     pub max_insts: usize,
+    /// Whether `if` merges may get block parameters (plain constructs always use them).
+    pub merge_params: bool,
 }
 
 impl Default for GenConfig {
@@ -418,7 +420,7 @@ impl FunctionGen<'_> {
         let cond = self.pick(self.bool_ty);
         let (then_block, else_block, merge) =
             (self.new_block(), self.new_block(), self.new_block());
-        let param_ty = self.rng.chance(50).then(|| self.pick_type());
+        let param_ty = (self.config.merge_params && self.rng.chance(50)).then(|| self.pick_type());
         let param = param_ty.map(|ty| self.f.dfg.append_block_param(merge, ty));
         self.ins(
             block,

@@ -57,6 +57,7 @@ impl Default for GenConfig {
             plain: true,
             max_depth: 4,
             max_insts: 400,
+            merge_params: true,
         }
     }
 }

@@ -56,6 +56,29 @@ enum Command {
         #[arg(long, value_name = "VIEW")]
         print: Option<ViewArg>,
     },
+    /// Run passes or a pipeline on an `.oxir` file and print the result.
+    Opt {
+        #[arg(required_unless_present = "list")]
+        file: Option<PathBuf>,
+        /// Comma-separated pass names, run in order (see `oxir opt --list`).
+        #[arg(long, value_delimiter = ',', conflicts_with = "pipeline", required_unless_present_any = ["pipeline", "list"])]
+        passes: Vec<String>,
+        /// A driver pipeline: normalize or structurize.
+        #[arg(long)]
+        pipeline: Option<String>,
+        /// Print the statistics table (time, invocations, counters) on stderr.
+        #[arg(long)]
+        stats: bool,
+        /// Write the result here instead of standard output.
+        #[arg(short = 'o', value_name = "OUT")]
+        output: Option<PathBuf>,
+        /// Print the result in the structured view.
+        #[arg(long)]
+        structured: bool,
+        /// List the pass and pipeline names and exit.
+        #[arg(long)]
+        list: bool,
+    },
 }
 
 fn main() -> ExitCode {
@@ -154,5 +177,86 @@ fn run(cli: Cli) -> Result<(), Failure> {
             }
             Ok(())
         }
+        Command::Opt {
+            file,
+            passes,
+            pipeline,
+            stats,
+            output,
+            structured,
+            list,
+        } => {
+            if list {
+                println!("passes: {}", oxir_passes::registry::pass_names().join(", "));
+                println!(
+                    "pipelines: {}",
+                    oxir_passes::pipelines::PIPELINE_NAMES.join(", ")
+                );
+                return Ok(());
+            }
+            let file = file.ok_or_else(|| Failure::Usage("no input file".into()))?;
+            let (name, pipeline) = build_pipeline(&passes, pipeline.as_deref())?;
+            let (mut module, _) = parse_file(&file)?;
+            let report = verify_module(&module, &VerifierOptions::default());
+            if !report.succeeded() {
+                report_verifier_errors(&file, &module, &report);
+                return Err(Failure::Rejected);
+            }
+            let run = pipeline.run(&mut module);
+            if stats {
+                eprint!("{}", run.log(&name));
+            }
+            if let Some(error) = &run.error {
+                eprintln!("{}: error: pass {error}", file.display());
+                return Err(Failure::Rejected);
+            }
+            if !run.succeeded() {
+                eprintln!(
+                    "{}: error: pipeline {name} did not converge",
+                    file.display()
+                );
+                return Err(Failure::Rejected);
+            }
+            let view = if structured {
+                View::Structured
+            } else {
+                View::Flat
+            };
+            let text = print_module(&module, view);
+            match output {
+                Some(path) => std::fs::write(&path, text)
+                    .map_err(|e| Failure::Usage(format!("cannot write {}: {e}", path.display())))?,
+                None => print!("{text}"),
+            }
+            Ok(())
+        }
     }
+}
+
+/// The pipeline named by `--pipeline`, or the passes of `--passes` in order.
+fn build_pipeline(
+    passes: &[String],
+    pipeline: Option<&str>,
+) -> Result<(String, oxir_passes::PassPipeline), Failure> {
+    if let Some(name) = pipeline {
+        return oxir_passes::pipelines::by_name(name)
+            .map(|p| (name.to_string(), p))
+            .ok_or_else(|| {
+                Failure::Usage(format!(
+                    "unknown pipeline `{name}`; known: {}",
+                    oxir_passes::pipelines::PIPELINE_NAMES.join(", ")
+                ))
+            });
+    }
+    let mut built = oxir_passes::PassPipeline::new();
+    for name in passes {
+        let pass = oxir_passes::registry::create(name).ok_or_else(|| {
+            Failure::Usage(format!(
+                "unknown pass `{name}`; known: {}",
+                oxir_passes::registry::pass_names().join(", ")
+            ))
+        })?;
+        built.add(name, pass);
+    }
+    Ok((passes.join(","), built))
 }

@@ -19,8 +19,8 @@
 //!   name on the first failure;
 //! - `OXIR_DUMP_DIR=DIR` writes the module as text before and after every pass
 //!   (`DIR/NNN-name.before.oxir`, `DIR/NNN-name.after.oxir`);
-//! - in debug builds, and whenever `OXIR_CHECK_CHANGED=1`, every pass's `changed` is
-//!   checked against whether the module's text changed; a mismatch stops the run.
+//! - `OXIR_CHECK_CHANGED=1` (the default in debug builds; `=0` turns it off) checks every
+//!   pass's `changed` against whether the module's text changed; a mismatch stops the run.
 
 use crate::report::{PassInfo, PassReport};
 use oxir_ir::printer::{print_module, View};
@@ -231,7 +231,11 @@ impl RunSettings {
         RunSettings {
             trace: on("OXIR_TRACE_PASSES"),
             verify_each: on("OXIR_VERIFY_EACH"),
-            check_changed: cfg!(debug_assertions) || on("OXIR_CHECK_CHANGED"),
+            // On in debug builds unless `OXIR_CHECK_CHANGED=0`; on in release when `=1`.
+            check_changed: match std::env::var("OXIR_CHECK_CHANGED") {
+                Ok(v) => !v.is_empty() && v != "0",
+                Err(_) => cfg!(debug_assertions),
+            },
             dump_dir: std::env::var_os("OXIR_DUMP_DIR").map(PathBuf::from),
         }
     }

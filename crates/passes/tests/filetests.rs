@@ -29,7 +29,9 @@ fn fixture_paths() -> Vec<PathBuf> {
     let mut out = Vec::new();
     let mut stack = vec![root];
     while let Some(dir) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
         for entry in entries {
             let path = entry.expect("readable entry").path();
             if path.is_dir() {
@@ -77,13 +79,22 @@ fn parse_fixture(text: &str) -> Result<Fixture, String> {
             fixture.header.push('\n');
             let directive = line.trim_start_matches(';').trim();
             if let Some(list) = directive.strip_prefix("passes:") {
-                fixture.passes = list.split(',').map(|p| p.trim().to_string()).filter(|p| !p.is_empty()).collect();
+                fixture.passes = list
+                    .split(',')
+                    .map(|p| p.trim().to_string())
+                    .filter(|p| !p.is_empty())
+                    .collect();
             } else if let Some(name) = directive.strip_prefix("pipeline:") {
                 fixture.pipeline = Some(name.trim().to_string());
             } else if let Some(list) = directive.strip_prefix("counters:") {
                 for item in list.split(',') {
-                    let (key, value) = item.split_once('=').ok_or(format!("bad counter `{item}`"))?;
-                    let value = value.trim().parse().map_err(|_| format!("bad counter value `{item}`"))?;
+                    let (key, value) = item
+                        .split_once('=')
+                        .ok_or(format!("bad counter `{item}`"))?;
+                    let value = value
+                        .trim()
+                        .parse()
+                        .map_err(|_| format!("bad counter value `{item}`"))?;
                     fixture.counters.push((key.trim().to_string(), value));
                 }
             } else if let Some(list) = directive.strip_prefix("verify:") {
@@ -148,12 +159,18 @@ fn check(path: &Path, text: &str, bless: bool) -> Result<(), String> {
     } else if let Some(error) = &stats.error {
         return Err(format!("pipeline failed: {error}"));
     } else if !stats.succeeded() {
-        return Err(format!("pipeline did not converge:\n{}", stats.log("fixture")));
+        return Err(format!(
+            "pipeline did not converge:\n{}",
+            stats.log("fixture")
+        ));
     }
     for (key, expected) in &fixture.counters {
         let found = stats.records.iter().find_map(|r| r.report.get(key));
         if found != Some(*expected) {
-            return Err(format!("counter {key}: expected {expected}, found {found:?}\n{}", stats.log("fixture")));
+            return Err(format!(
+                "counter {key}: expected {expected}, found {found:?}\n{}",
+                stats.log("fixture")
+            ));
         }
     }
     if fixture.refuses {
@@ -161,7 +178,10 @@ fn check(path: &Path, text: &str, bless: bool) -> Result<(), String> {
     }
     let report = verify_module(&module, &options(&fixture.verify));
     if !report.succeeded() {
-        return Err(format!("the output does not verify with {:?}:\n{report}\n{after}", fixture.verify));
+        return Err(format!(
+            "the output does not verify with {:?}:\n{report}\n{after}",
+            fixture.verify
+        ));
     }
     let reparsed = parse_module(&after).map_err(|e| format!("output does not parse: {e}"))?;
     if print_module(&reparsed, View::Flat) != after {
@@ -174,7 +194,9 @@ fn check(path: &Path, text: &str, bless: bool) -> Result<(), String> {
             std::fs::write(path, blessed).map_err(|e| e.to_string())?;
         }
         Some(expected) => {
-            return Err(format!("output differs\n--- expected\n{expected}--- actual\n{after}"));
+            return Err(format!(
+                "output differs\n--- expected\n{expected}--- actual\n{after}"
+            ));
         }
         None => return Err(format!("no `; output:` section; the output is\n{after}")),
     }
@@ -184,7 +206,10 @@ fn check(path: &Path, text: &str, bless: bool) -> Result<(), String> {
         return Err(format!("second run failed: {error}"));
     }
     if second.records.iter().any(|r| r.changed) || print_module(&module, View::Flat) != after {
-        return Err(format!("a second run changed the module:\n{}", second.log("second run")));
+        return Err(format!(
+            "a second run changed the module:\n{}",
+            second.log("second run")
+        ));
     }
     Ok(())
 }
@@ -204,5 +229,11 @@ fn pass_fixtures() {
         }
     }
     eprintln!("{} pass fixtures checked", paths.len());
-    assert!(failures.is_empty(), "{} of {} fixtures failed:\n\n{}", failures.len(), paths.len(), failures.join("\n\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {} fixtures failed:\n\n{}",
+        failures.len(),
+        paths.len(),
+        failures.join("\n\n")
+    );
 }

@@ -145,3 +145,77 @@ impl DomTree {
         self.tree.preorder().iter().map(|&n| self.cfg.block(n))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cranelift_entity::EntityRef;
+    use oxir_ir::parser::parse_module;
+    use oxir_ir::Block;
+
+    const DIAMOND_IN_LOOP: &str = "const c0: bool = true
+callable @f() {
+block0:
+    br block1
+block1:
+    cond_br c0, block2, block3
+block2:
+    br block4
+block3:
+    br block4
+block4:
+    cond_br c0, block1, block5
+block5:
+    return
+block6:
+    br block4
+}
+";
+
+    fn b(n: usize) -> Block {
+        Block::new(n)
+    }
+
+    #[test]
+    fn cfg_numbers_edges_and_reverse_post_order() {
+        let m = parse_module(DIAMOND_IN_LOOP).unwrap();
+        let f = m.functions.values().next().unwrap();
+        let cfg = Cfg::new(f);
+        assert_eq!(cfg.block_count(), 7);
+        assert_eq!(cfg.succs(b(1)).collect::<Vec<_>>(), vec![b(2), b(3)]);
+        let mut preds: Vec<_> = cfg.preds(b(4)).collect();
+        preds.sort();
+        assert_eq!(preds, vec![b(2), b(3), b(6)]);
+        let rpo: Vec<_> = cfg.reverse_post_order().collect();
+        assert_eq!(rpo[0], b(0));
+        assert_eq!(rpo.len(), 6, "block6 is unreachable");
+        assert!(!cfg.is_reachable(b(6)));
+        // Reverse post-order puts every block before its successors, except along back edges.
+        let pos = |x: Block| rpo.iter().position(|&y| y == x).unwrap();
+        assert!(pos(b(1)) < pos(b(2)) && pos(b(2)) < pos(b(4)) && pos(b(4)) < pos(b(5)));
+    }
+
+    #[test]
+    fn dominators_and_frontiers_of_a_diamond_in_a_loop() {
+        let m = parse_module(DIAMOND_IN_LOOP).unwrap();
+        let f = m.functions.values().next().unwrap();
+        let dom = DomTree::new(f);
+        assert_eq!(dom.idom(b(1)), Some(b(0)));
+        assert_eq!(dom.idom(b(2)), Some(b(1)));
+        assert_eq!(dom.idom(b(4)), Some(b(1)));
+        assert_eq!(dom.idom(b(5)), Some(b(4)));
+        assert!(dom.dominates(b(1), b(5)) && !dom.dominates(b(2), b(4)));
+        assert!(dom.strictly_dominates(b(0), b(1)) && !dom.strictly_dominates(b(1), b(1)));
+        assert!(!dom.is_reachable(b(6)) && !dom.dominates(b(0), b(6)));
+        // DF(2) = DF(3) = {4}; DF(4) = {1} (back edge); DF(1) = {1}.
+        assert_eq!(dom.frontier(b(2)).collect::<Vec<_>>(), vec![b(4)]);
+        assert_eq!(dom.frontier(b(3)).collect::<Vec<_>>(), vec![b(4)]);
+        assert_eq!(dom.frontier(b(4)).collect::<Vec<_>>(), vec![b(1)]);
+        assert_eq!(dom.frontier(b(1)).collect::<Vec<_>>(), vec![b(1)]);
+        assert!(dom.frontier(b(0)).next().is_none());
+        let mut children: Vec<_> = dom.children(b(1)).collect();
+        children.sort();
+        assert_eq!(children, vec![b(2), b(3), b(4)]);
+        assert_eq!(dom.preorder().next(), Some(b(0)));
+    }
+}

@@ -63,13 +63,11 @@ impl CallGraph {
                         continue;
                     }
                     match data.payload {
-                        Payload::Callee(callee) if callee.index() < n => {
-                            sites.push(CallSite {
-                                caller,
-                                inst,
-                                callee,
-                            })
-                        }
+                        Payload::Callee(callee) if callee.index() < n => sites.push(CallSite {
+                            caller,
+                            inst,
+                            callee,
+                        }),
                         _ => invalid.push((caller, inst)),
                     }
                 }
@@ -206,9 +204,7 @@ impl CallGraph {
 
     /// The index in [`CallGraph::components`] of `func`'s component.
     pub fn component_of(&self, func: Func) -> Option<usize> {
-        self.component_of
-            .get(func.index())
-            .map(|&c| c as usize)
+        self.component_of.get(func.index()).map(|&c| c as usize)
     }
 
     /// Whether `func` is in a call cycle (including calling itself).
@@ -310,9 +306,10 @@ block0:
         let text = format!("const c0: i32 = 1\n{MODULE}");
         let m = parse_module(&text).unwrap_or_else(|e| panic!("{e}"));
         let g = CallGraph::new(&m);
-        let [leaf, mid, even, odd, self_rec, ext, orphan, main] =
-            ["leaf", "mid", "even", "odd", "self_rec", "ext", "orphan", "main"]
-                .map(|n| func(&m, n));
+        let [leaf, mid, even, odd, self_rec, ext, orphan, main] = [
+            "leaf", "mid", "even", "odd", "self_rec", "ext", "orphan", "main",
+        ]
+        .map(|n| func(&m, n));
         assert_eq!(g.roots(), &[main]);
         assert_eq!(g.call_sites().len(), 9);
         assert_eq!(g.call_sites_in(mid).len(), 2);

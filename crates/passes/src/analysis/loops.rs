@@ -395,9 +395,10 @@ pub fn irreducible_cycles_of(domtree: &DomTree) -> Vec<Vec<Block>> {
                 .iter()
                 .copied()
                 .filter(|&b| {
-                    cfg.pred_graph().successors(b).iter().any(|&p| {
-                        component[p as usize] != cid && cfg.is_reachable(cfg.block(p))
-                    })
+                    cfg.pred_graph()
+                        .successors(b)
+                        .iter()
+                        .any(|&p| component[p as usize] != cid && cfg.is_reachable(cfg.block(p)))
                 })
                 .collect();
             let single_dominating_entry = match entries.as_slice() {
@@ -514,7 +515,14 @@ block6:
         assert_eq!(info.loop_of(block(3)), Some(inner));
         assert_eq!(info.loop_of(block(4)), Some(outer));
         assert_eq!(info.loop_of(block(6)), None);
-        assert_eq!((info.depth(block(3)), info.depth(block(2)), info.depth(block(0))), (2, 1, 0));
+        assert_eq!(
+            (
+                info.depth(block(3)),
+                info.depth(block(2)),
+                info.depth(block(0))
+            ),
+            (2, 1, 0)
+        );
         assert!(info.contains(outer, block(3)) && !info.contains(inner, block(4)));
         assert!(info.is_nested_in(inner, outer) && !info.is_nested_in(outer, inner));
         assert!(info.irreducible_cycles().is_empty());
@@ -561,7 +569,11 @@ block9:
         let d = info.data(lp);
         assert_eq!(d.latches, vec![block(3)]);
         // The `break` arm (block5) does not reach the latch: it is outside the natural loop.
-        assert_eq!(d.blocks, [1, 2, 6, 7, 3].map(block).to_vec(), "layout order");
+        assert_eq!(
+            d.blocks,
+            [1, 2, 6, 7, 3].map(block).to_vec(),
+            "layout order"
+        );
         assert_eq!(d.exits, vec![(block(1), block(4)), (block(2), block(5))]);
         assert_eq!(d.exit_targets, vec![block(5), block(4)], "layout order");
         assert_eq!(d.preheader, Some(block(0)));
@@ -625,7 +637,11 @@ block3:
         );
         let f = first(&m);
         assert_eq!(irreducible_cycles(f), vec![vec![block(1), block(2)]]);
-        assert_eq!(LoopInfo::new(f).loop_count(), 0, "no back edge is dominated");
+        assert_eq!(
+            LoopInfo::new(f).loop_count(),
+            0,
+            "no back edge is dominated"
+        );
         // The same cycle inside the natural loop headed by block1.
         let m = module(
             "

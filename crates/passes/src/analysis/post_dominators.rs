@@ -103,7 +103,9 @@ impl PostDomTree {
                 }
             }
         }
-        let stuck: Vec<u32> = (0..n as u32).filter(|&b| !reaches_exit[b as usize]).collect();
+        let stuck: Vec<u32> = (0..n as u32)
+            .filter(|&b| !reaches_exit[b as usize])
+            .collect();
         if stuck.is_empty() {
             return Vec::new();
         }
@@ -119,8 +121,7 @@ impl PostDomTree {
             }
         }
         let graph = cfg.succ_graph();
-        let components =
-            SccFinder::new(n).find(graph, &stuck, |_, to| !reaches_exit[to as usize]);
+        let components = SccFinder::new(n).find(graph, &stuck, |_, to| !reaches_exit[to as usize]);
         let mut component_of = vec![NONE; n];
         for (id, members) in components.iter().enumerate() {
             for &b in members {
@@ -218,7 +219,12 @@ mod tests {
     fn tree(text: &str, account_for_infinite_loops: bool) -> PostDomTree {
         let m = parse_module(text).unwrap_or_else(|e| panic!("{e}"));
         let f = m.functions.values().next().expect("one function");
-        PostDomTree::new(f, PostDomOptions { account_for_infinite_loops })
+        PostDomTree::new(
+            f,
+            PostDomOptions {
+                account_for_infinite_loops,
+            },
+        )
     }
 
     #[test]
@@ -302,7 +308,11 @@ block4:
             assert!(!t.is_in_tree(block(b)), "block{b}");
         }
         assert!(t.is_in_tree(block(0)) && t.is_in_tree(block(4)));
-        assert_eq!(t.ipdom(block(0)), Some(block(4)), "the only real path to an exit");
+        assert_eq!(
+            t.ipdom(block(0)),
+            Some(block(4)),
+            "the only real path to an exit"
+        );
         assert!(!t.post_dominates(block(2), block(1)));
     }
 

@@ -668,4 +668,54 @@ block5:
         assert_eq!(info.irreducible_cycles(), vec![vec![block(2), block(3)]]);
         assert!(irreducible_cycles(first(&module(NESTED_PLAIN))).is_empty());
     }
+
+    #[test]
+    fn random_functions_have_consistent_loops() {
+        use oxir_ir::random_modules::{generate_module, GenConfig};
+        let mut loops_seen = 0;
+        for seed in 0..40 {
+            let m = generate_module(seed, GenConfig::default());
+            for f in m.functions.values() {
+                let info = LoopInfo::new(f);
+                let dom = info.dom_tree();
+                let cfg = info.cfg();
+                // Counted structured and plain loops only: the generator never makes an
+                // irreducible cycle.
+                assert!(info.irreducible_cycles().is_empty(), "seed {seed}");
+                for lp in info.loops() {
+                    loops_seen += 1;
+                    let d = info.data(lp);
+                    for &b in &d.blocks {
+                        assert!(dom.dominates(d.header, b), "seed {seed}: header dominates");
+                        assert!(info.contains(lp, b));
+                        let inner = info.loop_of(b).unwrap();
+                        assert!(info.is_nested_in(inner, lp));
+                    }
+                    for &p in cfg.preds(d.header).collect::<Vec<_>>().iter() {
+                        assert_eq!(info.contains(lp, p), d.latches.contains(&p), "seed {seed}");
+                    }
+                    for &(from, to) in &d.exits {
+                        assert!(info.contains(lp, from) && !info.contains(lp, to));
+                    }
+                    let exits: usize = d
+                        .blocks
+                        .iter()
+                        .map(|&b| cfg.succs(b).filter(|&s| !info.contains(lp, s)).count())
+                        .sum();
+                    assert_eq!(exits, d.exits.len());
+                    if let Some(p) = d.parent {
+                        assert!(info.contains(p, d.header) && p != lp);
+                        assert_eq!(d.depth, info.data(p).depth + 1);
+                    } else {
+                        assert_eq!(d.depth, 1);
+                    }
+                    if let Some(pre) = d.preheader {
+                        assert!(!info.contains(lp, pre));
+                        assert_eq!(cfg.succs(pre).collect::<Vec<_>>(), vec![d.header]);
+                    }
+                }
+            }
+        }
+        assert!(loops_seen > 20, "the generator made few loops ({loops_seen})");
+    }
 }

@@ -367,4 +367,64 @@ block4:
         assert!(t.post_dominates(block(n), block(0)));
         assert_eq!(t.ipdom(block(0)), Some(block(1)));
     }
+
+    /// Whether some path from `from` reaches an exit without passing through `avoid`.
+    fn reaches_exit_avoiding(cfg: &Cfg, from: Block, avoid: Option<Block>) -> bool {
+        let mut seen = vec![false; cfg.block_count()];
+        let mut stack = vec![from];
+        while let Some(b) = stack.pop() {
+            let n = cfg.number(b).unwrap() as usize;
+            if Some(b) == avoid || seen[n] {
+                continue;
+            }
+            seen[n] = true;
+            if cfg.succ_count(b) == 0 {
+                return true;
+            }
+            stack.extend(cfg.succs(b));
+        }
+        false
+    }
+
+    #[test]
+    fn random_functions_match_the_path_definition() {
+        use oxir_ir::random_modules::{generate_module, GenConfig};
+        let config = GenConfig {
+            max_insts: 120,
+            ..GenConfig::default()
+        };
+        for seed in 0..30 {
+            let m = generate_module(seed, config);
+            for f in m.functions.values() {
+                let plain = PostDomTree::new(f, PostDomOptions { account_for_infinite_loops: false });
+                let full = PostDomTree::new(f, PostDomOptions::default());
+                let cfg = plain.cfg();
+                for &b in cfg.blocks() {
+                    let in_tree = reaches_exit_avoiding(cfg, b, None);
+                    assert_eq!(plain.is_in_tree(b), in_tree, "seed {seed} {b}");
+                    assert!(full.is_in_tree(b), "seed {seed} {b}");
+                    if !in_tree {
+                        continue;
+                    }
+                    for &a in cfg.blocks() {
+                        let expected = a == b
+                            || (plain.is_in_tree(a) && !reaches_exit_avoiding(cfg, b, Some(a)));
+                        assert_eq!(plain.post_dominates(a, b), expected, "seed {seed} {a} {b}");
+                        if full.infinite_loop_exits().is_empty() {
+                            assert_eq!(full.post_dominates(a, b), expected);
+                        }
+                    }
+                    // The immediate post-dominator is the nearest strict one.
+                    if let Some(p) = plain.ipdom(b) {
+                        assert!(plain.strictly_post_dominates(p, b));
+                        for &a in cfg.blocks() {
+                            if plain.strictly_post_dominates(a, b) {
+                                assert!(plain.post_dominates(a, p), "seed {seed} {a} {p} {b}");
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
 }

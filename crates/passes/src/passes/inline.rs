@@ -44,7 +44,8 @@
 //! **Refused**: a malformed call — an invalid callee index, a call to an entry point, the
 //! wrong number or types of arguments, a result that does not match the callee's signature,
 //! a callee body whose entry parameters do not match its signature or that has an
-//! unterminated block or a `return` of the wrong arity, or (for [`inline_call_sites`]) a
+//! unterminated block, a `return` of the wrong arity or an edge to a block outside its
+//! layout, or (for [`inline_call_sites`]) a
 //! site that is not a placed `call` — is found before the first mutation; the pass then
 //! changes nothing and reports `rejected_malformed_call_count`.
 //!
@@ -299,7 +300,8 @@ fn call_is_well_formed(
 }
 
 /// A declaration is fine (it is skipped later); a body must have entry parameters matching
-/// the signature, terminated blocks and `return`s of the signature's arity.
+/// the signature, terminated blocks, `return`s of the signature's arity and edges to blocks
+/// of its layout.
 fn callee_body_is_well_formed(callee: &Function) -> bool {
     let Some(entry) = callee
         .layout
@@ -319,7 +321,14 @@ fn callee_body_is_well_formed(callee: &Function) -> bool {
             None => false,
             Some(t) => {
                 let data = callee.dfg.inst(t);
-                data.opcode != Opcode::Return || data.args.len() == callee.signature.returns.len()
+                let returns_match = data.opcode != Opcode::Return
+                    || data.args.len() == callee.signature.returns.len();
+                let edges_in_layout = data
+                    .payload
+                    .edges()
+                    .iter()
+                    .all(|e| callee.layout.is_block_inserted(e.block));
+                returns_match && edges_in_layout
             }
         })
 }
@@ -586,11 +595,11 @@ fn inline_multi_block(caller: &mut Function, call: Inst, callee: &Function) {
     }
     let continuation = caller.dfg.make_block();
     caller.layout.insert_block_after(continuation, after);
-    let rest = caller
-        .layout
-        .next_inst(call)
-        .expect("a call is not a terminator, so something follows it");
-    caller.layout.split_block_at(rest, continuation);
+    // Nothing follows the call only in an unterminated block (allowed when the verifier
+    // runs without `require_terminated_blocks`); the continuation then stays empty too.
+    if let Some(rest) = caller.layout.next_inst(call) {
+        caller.layout.split_block_at(rest, continuation);
+    }
     let result_param = caller.dfg.inst_result(call).map(|r| {
         let ty = caller.dfg.value_type(r);
         caller.dfg.append_block_param(continuation, ty)
@@ -767,6 +776,68 @@ block0:
     }
 
     #[test]
+    fn multi_block_call_ending_an_unterminated_block() {
+        let mut m = parse(
+            "
+const c0: i32 = 0
+callable @sign(i32) -> i32 {
+block0(v0: i32):
+    v1: bool = lt v0, c0
+    cond_br v1, block1, block2
+block1:
+    return c0
+block2:
+    return v0
+}
+kernel @k() workgroup_size(1, 1, 1) {
+block0:
+    br block1
+block1:
+    v0: i32 = call @sign(c0)
+}
+",
+        );
+        let lenient = VerifierOptions {
+            require_terminated_blocks: false,
+            ..VerifierOptions::default()
+        };
+        assert!(verify_module(&m, &lenient).succeeded());
+        let info = run_all_on_module(&mut m);
+        assert_eq!(info.inlined_call_count, 1);
+        let report = verify_module(&m, &lenient);
+        assert!(report.succeeded(), "{report}\n{}", print_module(&m, View::Flat));
+    }
+
+    #[test]
+    fn callee_with_an_edge_outside_its_layout_is_refused() {
+        let mut m = parse(
+            "
+const c0: bool = true
+callable @f() {
+block0:
+    cond_br c0, block1, block2
+block1:
+    return
+block2:
+    return
+}
+kernel @k() workgroup_size(1, 1, 1) {
+block0:
+    call @f()
+    return
+}
+",
+        );
+        let f = m.function_by_name("f").unwrap();
+        let block2 = Block::new(2);
+        m.functions[f].layout.remove_block(block2);
+        let before = print_module(&m, View::Flat);
+        let info = run_all_on_module(&mut m);
+        assert_eq!(info.rejected_malformed_call_count, 1);
+        assert_eq!(print_module(&m, View::Flat), before);
+    }
+
+    #[test]
     fn run_on_function_inlines_into_that_function_only() {
         let mut m = parse(
             "
@@ -792,5 +863,54 @@ block0:
         assert_eq!(info.inlined_call_count, 1);
         assert_verifies(&m);
         assert!(!print_module(&m, View::Flat).contains("call @id"));
+    }
+
+    /// Runs `pass`, checks that `changed` agrees with the text and that the result verifies.
+    fn run_checked<I: PassInfo>(m: &mut Module, pass: fn(&mut Module) -> I, what: &str) -> I {
+        let before = print_module(m, View::Flat);
+        let info = pass(m);
+        let after = print_module(m, View::Flat);
+        assert_eq!(info.changed(), before != after, "{what}: changed disagrees\n{before}");
+        let report = verify_module(m, &VerifierOptions::default());
+        assert!(report.succeeded(), "{what}:\n{report}\n{before}\n--- after\n{after}");
+        info
+    }
+
+    #[test]
+    fn random_modules_stay_valid_through_the_interprocedural_passes() {
+        use crate::passes::{dead_arg_elim, unused_callable_removal};
+        use oxir_ir::random_modules::{generate_module, GenConfig};
+        let configs = [
+            ("plain", GenConfig { structured: false, ..GenConfig::default() }),
+            ("structured", GenConfig { plain: false, ..GenConfig::default() }),
+            ("mixed", GenConfig::default()),
+        ];
+        for (name, config) in configs {
+            let mut total = InlineInfo::default();
+            for seed in 0..40 {
+                let what = format!("{name} seed {seed}");
+                let original = generate_module(seed, config);
+                let mut heuristic = original.clone();
+                run_checked(&mut heuristic, run_on_module, &what);
+                let mut m = original;
+                let info = run_checked(&mut m, run_all_on_module, &what);
+                assert_eq!(info.rejected_malformed_call_count, 0);
+                total.accumulate(&info);
+                if !config.structured {
+                    // Plain, non-recursive: every call is inlined.
+                    assert_eq!(info.skipped_structured_call_count, 0, "{what}");
+                    let text = print_module(&m, View::Flat);
+                    let kernel = &text[text.find("kernel @main").unwrap()..];
+                    assert!(!kernel.contains("call @"), "{what}\n{text}");
+                }
+                let again = run_checked(&mut m, run_all_on_module, &what);
+                assert!(!again.changed(), "{what}: inline-all is not idempotent");
+                run_checked(&mut m, dead_arg_elim::run_on_module, &what);
+                run_checked(&mut m, unused_callable_removal::run_on_module, &what);
+                assert!(!run_checked(&mut m, dead_arg_elim::run_on_module, &what).changed());
+            }
+            eprintln!("{name}: {total:?}");
+            assert!(total.inlined_call_count >= 20, "{name}: the generator made few calls");
+        }
     }
 }

@@ -716,6 +716,9 @@ block5:
                 }
             }
         }
-        assert!(loops_seen > 20, "the generator made few loops ({loops_seen})");
+        assert!(
+            loops_seen > 20,
+            "the generator made few loops ({loops_seen})"
+        );
     }
 }

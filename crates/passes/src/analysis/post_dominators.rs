@@ -396,7 +396,12 @@ block4:
         for seed in 0..30 {
             let m = generate_module(seed, config);
             for f in m.functions.values() {
-                let plain = PostDomTree::new(f, PostDomOptions { account_for_infinite_loops: false });
+                let plain = PostDomTree::new(
+                    f,
+                    PostDomOptions {
+                        account_for_infinite_loops: false,
+                    },
+                );
                 let full = PostDomTree::new(f, PostDomOptions::default());
                 let cfg = plain.cfg();
                 for &b in cfg.blocks() {

@@ -16,7 +16,8 @@
 //! Functions are processed bottom-up over the call graph (callees before callers), so one
 //! run inlines transitive calls: when `@a` calls `@b` which calls `@c`, `@c` is first
 //! inlined into `@b`, then the grown `@b` into `@a`. Calls copied out of an inlined body are
-//! not visited again in the same run.
+//! not visited again in the same run. Within one caller, calls are inlined from the last to
+//! the first in layout order, so splitting blocks moves each instruction at most once.
 //!
 //! **Two shapes** (reference §4.3, §10.4 item 3):
 //! - a *single-block* callee (its entry block ends in `return`) is inlined into any caller,
@@ -136,8 +137,8 @@ pub fn run_all_on_module(module: &mut Module) -> InlineInfo {
     run(module, Scope::Module, None)
 }
 
-/// Inlines exactly the given call sites (callers processed bottom-up, each caller's sites
-/// in layout order), ignoring budgets; the other skip rules apply.
+/// Inlines exactly the given call sites (callers processed bottom-up), ignoring budgets;
+/// the other skip rules apply. Unknown or non-call sites make the whole request refused.
 pub fn inline_call_sites(module: &mut Module, sites: &[(Func, Inst)]) -> InlineInfo {
     run(module, Scope::Sites(sites), None)
 }
@@ -178,7 +179,7 @@ fn run(module: &mut Module, scope: Scope<'_>, budgets: Option<InlineOptions>) ->
             inliner.inline_in(module, caller, &sites);
         }
         Scope::Sites(requested) => {
-            // Requested sites per caller, then each caller's in layout order, callers
+            // Requested sites per caller, kept in layout order, callers
             // bottom-up; duplicates collapse.
             let mut wanted: SecondaryMap<Func, Vec<Inst>> = SecondaryMap::new();
             for &(caller, inst) in requested {
@@ -355,13 +356,16 @@ enum Decision {
 }
 
 impl Inliner<'_> {
-    /// Inlines the calls `sites` of `caller` (in this order) that the rules allow.
+    /// Inlines the calls `sites` of `caller` (given in layout order) that the rules allow.
     fn inline_in(&mut self, module: &mut Module, caller: Func, sites: &[Inst]) {
         if sites.is_empty() {
             return;
         }
         let caller_is_structured = contains_structured_control_flow(&module.functions[caller]);
-        for &call in sites {
+        // Last to first: splitting a block at a call then moves only the instructions up to
+        // the next call already inlined, so each instruction moves once (no quadratic
+        // splitting of a block with many calls).
+        for &call in sites.iter().rev() {
             let Payload::Callee(callee) = module.functions[caller].dfg.inst(call).payload else {
                 continue;
             };
@@ -805,7 +809,11 @@ block1:
         let info = run_all_on_module(&mut m);
         assert_eq!(info.inlined_call_count, 1);
         let report = verify_module(&m, &lenient);
-        assert!(report.succeeded(), "{report}\n{}", print_module(&m, View::Flat));
+        assert!(
+            report.succeeded(),
+            "{report}\n{}",
+            print_module(&m, View::Flat)
+        );
     }
 
     #[test]
@@ -870,9 +878,16 @@ block0:
         let before = print_module(m, View::Flat);
         let info = pass(m);
         let after = print_module(m, View::Flat);
-        assert_eq!(info.changed(), before != after, "{what}: changed disagrees\n{before}");
+        assert_eq!(
+            info.changed(),
+            before != after,
+            "{what}: changed disagrees\n{before}"
+        );
         let report = verify_module(m, &VerifierOptions::default());
-        assert!(report.succeeded(), "{what}:\n{report}\n{before}\n--- after\n{after}");
+        assert!(
+            report.succeeded(),
+            "{what}:\n{report}\n{before}\n--- after\n{after}"
+        );
         info
     }
 
@@ -881,8 +896,20 @@ block0:
         use crate::passes::{dead_arg_elim, unused_callable_removal};
         use oxir_ir::random_modules::{generate_module, GenConfig};
         let configs = [
-            ("plain", GenConfig { structured: false, ..GenConfig::default() }),
-            ("structured", GenConfig { plain: false, ..GenConfig::default() }),
+            (
+                "plain",
+                GenConfig {
+                    structured: false,
+                    ..GenConfig::default()
+                },
+            ),
+            (
+                "structured",
+                GenConfig {
+                    plain: false,
+                    ..GenConfig::default()
+                },
+            ),
             ("mixed", GenConfig::default()),
         ];
         for (name, config) in configs {
@@ -910,7 +937,10 @@ block0:
                 assert!(!run_checked(&mut m, dead_arg_elim::run_on_module, &what).changed());
             }
             eprintln!("{name}: {total:?}");
-            assert!(total.inlined_call_count >= 20, "{name}: the generator made few calls");
+            assert!(
+                total.inlined_call_count >= 20,
+                "{name}: the generator made few calls"
+            );
         }
     }
 }

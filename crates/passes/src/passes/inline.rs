@@ -43,25 +43,35 @@
 //! (`skipped_costly_callable_count`).
 //!
 //! **Refused**: a malformed call — an invalid callee index, a call to an entry point, the
-//! wrong number or types of arguments, a result that does not match the callee's signature,
-//! a callee body whose entry parameters do not match its signature or that has an
-//! unterminated block, a `return` of the wrong arity or an edge to a block outside its
-//! layout, or (for [`inline_call_sites`]) a
-//! site that is not a placed `call` — is found before the first mutation; the pass then
-//! changes nothing and reports `rejected_malformed_call_count`.
+//! wrong number or types of arguments, a result that does not match the callee's
+//! signature, a callee body whose entry parameters do not match its signature or that has
+//! an unterminated block, a `return` of the wrong arity or an edge to a block outside its
+//! layout, or (for [`inline_call_sites`]) a site that is not a placed `call` — is found
+//! before the first mutation; the pass then changes nothing and reports
+//! `rejected_malformed_call_count`.
 //!
 //! What it does not do: no inlining through recursion (even one level), no cost model
 //! beyond instruction counts, no removal of the inlined callees, no cleanup of the copied
-//! code (the continuation block and the branch to it are left for `simplify-cfg`).
+//! code (the branch into the copy and the continuation block are left for `simplify-cfg`).
 //!
+//! A multi-block callee into a plain caller:
 //! ```text
-//! callable @sq(f32) -> f32 {            kernel @k(...) {
-//! block0(v0: f32):                      block0(v0: f32):
-//!     v1: f32 = mul v0, v0       ==>        v2: f32 = mul v0, v0
-//!     return v1                             store @out, v2
-//! }                                         return
-//! ... v1: f32 = call @sq(v0)            }
-//!     store @out, v1
+//! callable @abs(i32) -> i32 {               kernel @k() ... {
+//! block0(v0: i32):                          block0:
+//!     v1: bool = lt v0, c0                      v3: i32 = load v2
+//!     cond_br v1, block1, block2(v0)            br block1
+//! block1:                                   block1:
+//!     v2: i32 = sub c0, v0                      v10: bool = lt v3, c0
+//!     br block2(v2)                             cond_br v10, block2, block3(v3)
+//! block2(v3: i32):                          block2:
+//!     return v3                                 v11: i32 = sub c0, v3
+//! }                                             br block3(v11)
+//! kernel @k() ... {                  ==>    block3(v8: i32):
+//! block0:                                       br block4(v8)
+//!     v3: i32 = load v2                     block4(v9: i32):
+//!     v4: i32 = call @abs(v3)                   v5: i32 = add v9, c1
+//!     v5: i32 = add v4, c1                      ...
+//!     ...
 //! ```
 
 use crate::analysis::call_graph::CallGraph;

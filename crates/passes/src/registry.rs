@@ -17,4 +17,22 @@ pub fn create(name: &str) -> Option<PassFn> {
 
 type RunFn = fn(&mut oxir_ir::Module) -> PassOutcome;
 
-const REGISTRY: &[(&str, RunFn)] = &[];
+use crate::passes::{hoist_allocas, mem2reg, reg2mem};
+
+fn run_hoist_allocas(m: &mut oxir_ir::Module) -> PassOutcome {
+    PassOutcome::from_info(&hoist_allocas::run_on_module(m))
+}
+
+fn run_mem2reg(m: &mut oxir_ir::Module) -> PassOutcome {
+    PassOutcome::from_info(&mem2reg::run_on_module(m))
+}
+
+fn run_reg2mem(m: &mut oxir_ir::Module) -> PassOutcome {
+    PassOutcome::from_info(&reg2mem::run_on_module(m))
+}
+
+const REGISTRY: &[(&str, RunFn)] = &[
+    ("hoist-allocas", run_hoist_allocas),
+    ("mem2reg", run_mem2reg),
+    ("reg2mem", run_reg2mem),
+];

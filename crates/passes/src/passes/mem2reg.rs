@@ -59,8 +59,8 @@
 //!     cond_br v0, block1, block2      =>         br block3(c1)
 //! block1:                                    block2:
 //!     store v1, c1                               br block3(c0)
-//!     br block3                              block3(v4: i32):
-//! block2:                                        return v4
+//!     br block3                              block3(v5: i32):
+//! block2:                                        return v5
 //!     br block3
 //! block3:
 //!     v2: i32 = load v1
@@ -731,7 +731,7 @@ mod tests {
     }
 
     #[test]
-    fn two_edges_to_one_block_get_their_own_arguments() {
+    fn a_definition_dominating_the_join_needs_no_parameter() {
         let (module, info) = run("\
 const c0: i32 = 1
 const c1: i32 = 2
@@ -749,8 +749,7 @@ block1:
 }
 ");
         assert_eq!(info.promoted_alloca_count, 2);
-        // Both edges pass c0: the parameter would be redundant, and no parameter is
-        // placed at all since the only definition dominates the join.
+        // Two edges into block1, but the only definition dominates it: no parameter.
         assert_eq!(info.inserted_block_param_count, 0);
         let text = print_module(&module, View::Flat);
         assert!(text.contains("return c0"), "{text}");

@@ -3,9 +3,10 @@
 //! (DESIGN.md §3, ordering contract 3).
 //!
 //! After the pass no block other than the entry has parameters, and no instruction result
-//! is used outside the block that defines it, except `alloca` results (addresses of the
-//! slots themselves; they sit in the entry block and are never spilled). Constants,
-//! globals and entry parameters are not instruction results and are not spilled.
+//! is used outside the block that defines it, except `alloca` results: addresses are
+//! never spilled (the slots sit in the entry block; run `hoist-allocas` first to have
+//! every other alloca there too). Constants, globals and entry parameters are not
+//! instruction results and are not spilled.
 //!
 //! **Block parameters.** Each parameter of a non-entry block `B` gets a `function`-space
 //! slot in the entry block, tagged `[reg2mem_spill = block_param]`. `B` loads the slot at
@@ -48,16 +49,17 @@
 //! block the arm.
 //!
 //! ```text
-//! block0(v0: bool):                          block0(v0: bool):
-//!     cond_br v0, block1, block2(c0)             v3: ptr<function, i32> = alloca [reg2mem_spill = block_param]
-//! block1:                                        cond_br v0, block1, block2
-//!     v1: i32 = add c0, c0             =>    block1:                     ; (and block0 stores c0 first)
-//!     br block2(v1)                              v1: i32 = add c0, c0
-//! block2(v2: i32):                               store v3, v1
-//!     return v2                                  br block2
-//!                                            block2:
-//!                                                v4: i32 = load v3
-//!                                                return v4
+//! block0(v0: bool):                      block0(v0: bool):
+//!     cond_br v0, block1, block2(c0)         v4: ptr<function, i32> = alloca [reg2mem_spill = block_param]
+//! block1:                                    store v4, c0
+//!     v1: i32 = add c0, c0         =>        cond_br v0, block1, block2
+//!     br block2(v1)                      block1:
+//! block2(v2: i32):                           v1: i32 = add c0, c0
+//!     return v2                              store v4, v1
+//!                                            br block2
+//!                                        block2:
+//!                                            v5: i32 = load v4
+//!                                            return v5
 //! ```
 //!
 //! Counters: `lowered_block_param_count`, `lowered_cross_block_value_count` (slots for
@@ -107,9 +109,9 @@ pub fn run_on_function(module: &mut Module, func: Func) -> Reg2MemInfo {
     let Some(entry) = function.entry_block() else {
         return info;
     };
-    let slots = SlotMaker::new(function, entry);
-    lower_block_params(types, function, &slots, &mut info);
-    lower_cross_block_values(types, function, &slots, &mut info);
+    let mut slots = SlotMaker::new(function, entry);
+    lower_block_params(types, function, &mut slots, &mut info);
+    lower_cross_block_values(types, function, &mut slots, &mut info);
     if info != Reg2MemInfo::default() {
         function.dfg.resolve_all_aliases();
     }
@@ -132,7 +134,7 @@ struct SlotMaker {
     /// one); `None` while the run is empty. Slots go right after it, so they stay in the
     /// run whatever the pass inserts before the entry's first other instruction (the
     /// stores of its outgoing edges, when the entry holds only its terminator).
-    last_alloca: std::cell::Cell<Option<Inst>>,
+    last_alloca: Option<Inst>,
 }
 
 impl SlotMaker {
@@ -142,14 +144,11 @@ impl SlotMaker {
             .block_insts(entry)
             .take_while(|&inst| function.dfg.inst(inst).opcode == Opcode::Alloca)
             .last();
-        SlotMaker {
-            entry,
-            last_alloca: std::cell::Cell::new(last_alloca),
-        }
+        SlotMaker { entry, last_alloca }
     }
 
     fn make(
-        &self,
+        &mut self,
         types: &mut TypeStore,
         function: &mut Function,
         ty: Type,
@@ -159,11 +158,11 @@ impl SlotMaker {
         let inst = function.dfg.make_inst(InstData::new(Opcode::Alloca, &[]));
         let slot = function.dfg.make_result(inst, pointer);
         function.dfg.metadata_mut(inst).reg2mem_spill = Some(kind);
-        match self.last_alloca.get() {
+        match self.last_alloca {
             Some(last) => function.layout.insert_inst_after(inst, last),
             None => function.layout.prepend_inst(inst, self.entry),
         }
-        self.last_alloca.set(Some(inst));
+        self.last_alloca = Some(inst);
         slot
     }
 }
@@ -199,7 +198,7 @@ fn insert_before_or_append(
 fn lower_block_params(
     types: &mut TypeStore,
     function: &mut Function,
-    slots: &SlotMaker,
+    slots: &mut SlotMaker,
     info: &mut Reg2MemInfo,
 ) {
     let blocks: Vec<Block> = function.layout.blocks().collect();
@@ -317,7 +316,7 @@ fn lower_outgoing_edges(
 fn lower_cross_block_values(
     types: &mut TypeStore,
     function: &mut Function,
-    slots: &SlotMaker,
+    slots: &mut SlotMaker,
     info: &mut Reg2MemInfo,
 ) {
     let mut localizer = Localizer {
@@ -363,7 +362,7 @@ fn lower_cross_block_values(
 struct Localizer<'a> {
     types: &'a mut TypeStore,
     function: &'a mut Function,
-    slots: &'a SlotMaker,
+    slots: &'a mut SlotMaker,
     info: &'a mut Reg2MemInfo,
     /// The cross-block slot of a value, once created.
     slot_of: SecondaryMap<Value, Option<Value>>,
@@ -497,5 +496,74 @@ impl Localizer<'_> {
         self.local_block[value] = block.into();
         self.local_value[value] = Some(local);
         self.info.rematerialized_value_count += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use oxir_ir::parser::parse_module;
+    use oxir_ir::printer::{print_module, View};
+    use oxir_ir::verifier::{verify_module, VerifierOptions};
+
+    fn lower(text: &str) -> (Module, Reg2MemInfo) {
+        let mut module = parse_module(text).expect("parses");
+        assert!(verify_module(&module, &VerifierOptions::default()).succeeded());
+        let info = run_on_module(&mut module);
+        let options = VerifierOptions {
+            require_no_block_params: true,
+            ..VerifierOptions::default()
+        };
+        let report = verify_module(&module, &options);
+        let text = print_module(&module, View::Flat);
+        assert!(report.succeeded(), "{report}\n{text}");
+        (module, info)
+    }
+
+    #[test]
+    fn an_if_whose_arms_are_one_block_with_different_arguments_is_split() {
+        let (module, info) = lower(
+            "\
+callable @f(bool, i32, i32) -> i32 {
+block0(v0: bool, v1: i32, v2: i32):
+    if v0, then block1(v1), else block1(v2), merge block1
+block1(v3: i32):
+    return v3
+}
+",
+        );
+        assert_eq!(info.split_edge_count, 2);
+        assert_eq!(info.lowered_block_param_count, 1);
+        let text = print_module(&module, View::Flat);
+        // The arms are now the split blocks; the merge role is unchanged.
+        assert!(
+            text.contains("if v0, then block2, else block3, merge block1"),
+            "{text}"
+        );
+        assert!(
+            text.contains("block2:\n    store v4, v1\n    br block1\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("block3:\n    store v4, v2\n    br block1\n"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn an_unterminated_entry_gets_its_slots() {
+        // `require_terminated_blocks` off: the entry has no terminator to anchor on, and
+        // a value of the entry is used in the next block.
+        let mut module = parse_module(
+            "callable @f(i32) -> i32 {\nblock0(v0: i32):\n    v1: i32 = add v0, v0\nblock1:\n    return v1\n}\n",
+        )
+        .expect("parses");
+        let info = run_on_module(&mut module);
+        assert_eq!(info.lowered_cross_block_value_count, 1);
+        let text = print_module(&module, View::Flat);
+        assert!(
+            text.contains("block0(v0: i32):\n    v2: ptr<function, i32> = alloca [reg2mem_spill = cross_block]\n    v1: i32 = add v0, v0\n    store v2, v1\nblock1:\n    v3: i32 = load v2\n"),
+            "{text}"
+        );
     }
 }

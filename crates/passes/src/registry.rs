@@ -1,7 +1,10 @@
 //! Passes by name. The names are the kebab-case names `oxir opt --passes` takes.
 
-use crate::passes::{dead_arg_elim, inline, unused_callable_removal};
+use crate::passes::{
+    dead_arg_elim, hoist_allocas, inline, mem2reg, reg2mem, unused_callable_removal,
+};
 use crate::pipeline::{PassFn, PassOutcome};
+use oxir_ir::Module;
 
 /// Every registered pass name, in documentation order.
 pub fn pass_names() -> Vec<&'static str> {
@@ -16,27 +19,21 @@ pub fn create(name: &str) -> Option<PassFn> {
         .map(|&(_, run)| Box::new(run) as PassFn)
 }
 
-type RunFn = fn(&mut oxir_ir::Module) -> PassOutcome;
+type RunFn = fn(&mut Module) -> PassOutcome;
 
-const REGISTRY: &[(&str, RunFn)] = &[
-    ("inline", run_inline),
-    ("inline-all", run_inline_all),
-    ("unused-callable-removal", run_unused_callable_removal),
-    ("dead-arg-elim", run_dead_arg_elim),
-];
-
-fn run_inline(m: &mut oxir_ir::Module) -> PassOutcome {
-    PassOutcome::from_info(&inline::run_on_module(m))
+/// `name => module-level entry point` for each pass.
+macro_rules! registry {
+    ($($name:literal => $run:path),* $(,)?) => {
+        const REGISTRY: &[(&str, RunFn)] = &[$(($name, |m: &mut Module| PassOutcome::from_info(&$run(m)))),*];
+    };
 }
 
-fn run_inline_all(m: &mut oxir_ir::Module) -> PassOutcome {
-    PassOutcome::from_info(&inline::run_all_on_module(m))
-}
-
-fn run_unused_callable_removal(m: &mut oxir_ir::Module) -> PassOutcome {
-    PassOutcome::from_info(&unused_callable_removal::run_on_module(m))
-}
-
-fn run_dead_arg_elim(m: &mut oxir_ir::Module) -> PassOutcome {
-    PassOutcome::from_info(&dead_arg_elim::run_on_module(m))
+registry! {
+    "inline" => inline::run_on_module,
+    "inline-all" => inline::run_all_on_module,
+    "hoist-allocas" => hoist_allocas::run_on_module,
+    "mem2reg" => mem2reg::run_on_module,
+    "reg2mem" => reg2mem::run_on_module,
+    "unused-callable-removal" => unused_callable_removal::run_on_module,
+    "dead-arg-elim" => dead_arg_elim::run_on_module,
 }

@@ -17,4 +17,15 @@ pub fn create(name: &str) -> Option<PassFn> {
 
 type RunFn = fn(&mut oxir_ir::Module) -> PassOutcome;
 
-const REGISTRY: &[(&str, RunFn)] = &[];
+const REGISTRY: &[(&str, RunFn)] = &[
+    ("simplify-cfg", run_simplify_cfg),
+    ("dce", run_dce),
+];
+
+fn run_simplify_cfg(m: &mut oxir_ir::Module) -> PassOutcome {
+    PassOutcome::from_info(&crate::passes::simplify_cfg::run_on_module(m))
+}
+
+fn run_dce(m: &mut oxir_ir::Module) -> PassOutcome {
+    PassOutcome::from_info(&crate::passes::dce::run_on_module(m))
+}

@@ -1,60 +1,61 @@
 //! `dce`: dead code elimination on structured and plain CFGs.
 //!
-//! Three removals, computed from the function as it is and then applied at once:
+//! One least fixed point (mark, then sweep) decides which blocks and which instructions
+//! stay; everything else is removed at once. Nothing is mutated before the decision.
 //!
-//! 1. **Blocks no longer needed.** A block is kept when it is reachable from the entry
-//!    through executable edges *or* structural roles, closed under the rules below; every
-//!    other block is removed with its instructions. Starting from the entry, a kept block
-//!    keeps
-//!    - the targets of its terminator's edges;
-//!    - its terminator's structural roles (merge, loop body, loop update): a merge is not an
-//!      edge, and a block that is only structurally owned is still named by a kept
-//!      structured terminator (`reference/luisa_xir.md` §10.4.1; the fixture
-//!      `dce_preserves_structured_merge_ownership` pins this);
-//!    - for a `break T` / `continue T`, the blocks whose construct names `T` as its merge
-//!      (loop, simple loop, switch) / its update block or simple-loop body, so the verifier
-//!      still finds a construct for the exit;
-//!    - the blocks defining the values its instructions use. Only matters for kept blocks
-//!      that are unreachable (role-owned): their uses are not dominance-checked, so they
-//!      may name values of other unreachable blocks.
+//! **Kept blocks.** The entry is kept. A kept block keeps
+//! - the targets of its terminator's edges;
+//! - its terminator's structural roles (merge, loop body, loop update): a merge is not an
+//!   edge, and a block that is only structurally owned is still named by a kept structured
+//!   terminator (`reference/luisa_xir.md` §10.4.1; the fixture
+//!   `dce_preserves_structured_merge_ownership` pins this);
+//! - for a `break T` / `continue T`, every block whose construct names `T` as its merge
+//!   (`loop`, `simple_loop`, `switch`) / its update block or `simple_loop` body, so the
+//!   verifier still finds a construct for the exit.
 //!
-//!    In a plain CFG this is exactly "remove the blocks unreachable from the entry".
-//!    Removing unreachable blocks never changes the dominator tree of the reachable ones.
+//! A block defining a value that a *live* instruction uses is kept too. That matters only
+//! for kept blocks no edge reaches (role-owned merges): their uses are not dominance-checked,
+//! so they may name values of other unreachable blocks. Every other block is removed with
+//! its instructions. In a plain CFG the rule is exactly "remove the blocks unreachable from
+//! the entry"; in any CFG, removing unreachable blocks leaves the dominator tree of the
+//! reachable ones unchanged.
 //!
-//! 2. **Dead allocas.** An `alloca` whose pointer (directly or through `access` chains) is
-//!    only ever the *address* operand of `store`s is removed with those `access`es and
-//!    `store`s: nothing can observe what they write. Any other use (a load, an atomic, a
-//!    call argument, an edge argument, a return, a stored *value*, ...) keeps it. Workgroup
-//!    allocas follow the same rule: no invocation can read the memory without a load
-//!    through that pointer.
+//! **Live instructions.** In a kept block, the roots are the terminator, every instruction
+//! whose effects are not [`oxir_ir::effects::MemoryEffects::is_removable_if_unused`]
+//! (stores, atomics, calls, barriers, texture writes, `print`, `assert`), every convergent
+//! instruction (derivatives, implicit-LOD texture samples: kept even when unused, to be
+//! conservative), and every instruction carrying semantic metadata
+//! (`Metadata::is_annotated`). Liveness flows from a live instruction to the definitions of
+//! its operands and edge arguments. Unused arithmetic chains, loads, `clock`s, `access`es
+//! and allocas are dead unless something live reaches them.
 //!
-//! 3. **Dead instructions**, as a least fixed point (mark and sweep): the roots are the
-//!    terminators of kept blocks, every instruction whose effects are not
-//!    [`oxir_ir::effects::MemoryEffects::is_removable_if_unused`] (stores, atomics, calls,
-//!    barriers, texture writes, `print`, `assert`), every convergent instruction
-//!    (derivatives, implicit-LOD texture samples: kept even when unused, conservatively), and
-//!    every instruction carrying semantic metadata (`Metadata::is_annotated`); liveness
-//!    flows from a live instruction to the definitions of its operands and edge arguments.
-//!    Everything in a kept block left unmarked is removed: unused arithmetic chains, loads,
-//!    `clock`s, `access`es, allocas with no use at all.
+//! **Stores into local allocations** are the exception to "stores are roots": a store whose
+//! address is an `alloca` (directly or through a chain of `access`es) waits for that
+//! alloca. It becomes live only when the alloca does, that is when some live instruction
+//! uses the allocation's pointer other than as a waiting store's address: a live load, an
+//! atomic, a call argument, an edge argument, a stored value, a return. An alloca only ever
+//! stored to is thus removed with its stores and accesses: nothing can observe what they
+//! write. A load that is itself dead does not count, so `store p, v; v2 = load p` with `v2`
+//! unused goes entirely. Workgroup allocas follow the same rule (no invocation can read
+//! the memory without a load through that pointer). A store through a pointer that comes
+//! from a parameter, a global or a block parameter stays a root.
 //!
-//! Counters: `removed_inst_count` counts instructions removed from kept blocks (dead ones
-//! and the members of dead-alloca groups); instructions of removed blocks are counted only
-//! in `removed_block_count`. `removed_alloca_count` counts the allocas among the removed
-//! instructions. `scanned_inst_count` is a diagnostic: the instructions of kept blocks the
-//! pass examined.
+//! Counters: `removed_inst_count` counts instructions removed from kept blocks;
+//! instructions of removed blocks are counted only in `removed_block_count`.
+//! `removed_alloca_count` counts the allocas among the removed instructions.
+//! `scanned_inst_count` (diagnostic) counts the instructions of kept blocks examined.
 //!
 //! ## What it does not do
 //!
 //! - **Block parameters are left alone**, even unused ones: an edge argument is live
-//!   because its terminator is. Removing parameters and the matching arguments of every
+//!   because its terminator is. Removing parameters and the matching argument of every
 //!   edge is `phi-cleanup`'s / dead-argument elimination's job, which keeps this pass from
 //!   rewriting terminators.
 //! - It does not fold branches, change terminators, insert terminators, or shrink
 //!   structured constructs whose arms are empty; an `if` whose merge is unreachable keeps
 //!   its merge (it is not turned into `merge none`).
-//! - It does not remove stores to allocas that are also loaded (dead-store elimination), or
-//!   calls to functions without side effects (there is no such attribute yet).
+//! - It does not remove stores to allocations that are also read (dead-store elimination),
+//!   or calls to functions without side effects (there is no such attribute yet).
 //! - Unreachable blocks are removed whole, semantic metadata and all: code that never runs
 //!   has nothing to preserve.
 //!
@@ -73,7 +74,7 @@
 //!     return v0
 //! }
 //! ```
-//! (`v4` is only stored to: it goes with its store, which makes `v2` and then `v1` dead;
+//! (`v4` is only stored to: it goes with its store, so `v2` and then `v1` are dead;
 //! `block1` is unreachable and owned by nobody.)
 
 use crate::pass_info;
@@ -90,7 +91,7 @@ pass_info! {
         removed_inst_count,
         /// Blocks removed, with their instructions.
         removed_block_count,
-        /// Allocas removed (dead-alloca groups and unused allocas).
+        /// Allocas removed.
         removed_alloca_count,
         /// Diagnostic: instructions of kept blocks examined.
         scanned_inst_count,
@@ -113,10 +114,15 @@ pub fn run_on_function(module: &mut Module, func: Func) -> DceInfo {
     let Some(function) = module.functions.get(func) else {
         return info;
     };
-    if !function.is_definition() || function.entry_block().is_none() {
+    let Some(entry) = function.entry_block() else {
+        return info;
+    };
+    if !function.is_definition() {
         return info;
     }
-    let plan = plan(module, function, &mut info);
+    let mut marker = Marker::new(module, function);
+    marker.run(entry);
+    let plan = marker.plan(&mut info);
     apply(&mut module.functions[func], &plan);
     info
 }
@@ -125,56 +131,6 @@ pub fn run_on_function(module: &mut Module, func: Func) -> DceInfo {
 struct Plan {
     dead_blocks: Vec<Block>,
     dead_insts: Vec<Inst>,
-}
-
-fn plan(module: &Module, func: &Function, info: &mut DceInfo) -> Plan {
-    let kept = kept_blocks(func);
-    let kept_list: Vec<Block> = func.layout.blocks().filter(|&b| kept[b]).collect();
-    let dead_blocks: Vec<Block> = func.layout.blocks().filter(|&b| !kept[b]).collect();
-
-    let doomed = dead_alloca_groups(func, &kept_list);
-
-    // Mark: roots, then operands of live instructions.
-    let mut live: SecondaryMap<Inst, bool> = SecondaryMap::new();
-    let mut worklist: Vec<Inst> = Vec::new();
-    for &block in &kept_list {
-        for inst in func.layout.block_insts(block) {
-            info.scanned_inst_count += 1;
-            if !doomed[inst] && is_root(module, func, inst) {
-                live[inst] = true;
-                worklist.push(inst);
-            }
-        }
-    }
-    while let Some(inst) = worklist.pop() {
-        for value in func.dfg.inst(inst).all_values() {
-            if let ValueDef::Result(def) = func.dfg.value_def(value) {
-                if !live[def] {
-                    live[def] = true;
-                    worklist.push(def);
-                }
-            }
-        }
-    }
-
-    // Sweep.
-    let mut dead_insts = Vec::new();
-    for &block in &kept_list {
-        for inst in func.layout.block_insts(block) {
-            if !live[inst] {
-                dead_insts.push(inst);
-                if func.dfg.inst(inst).opcode == Opcode::Alloca {
-                    info.removed_alloca_count += 1;
-                }
-            }
-        }
-    }
-    info.removed_inst_count = dead_insts.len() as u64;
-    info.removed_block_count = dead_blocks.len() as u64;
-    Plan {
-        dead_blocks,
-        dead_insts,
-    }
 }
 
 fn apply(func: &mut Function, plan: &Plan) {
@@ -190,179 +146,217 @@ fn apply(func: &mut Function, plan: &Plan) {
     }
 }
 
-/// Whether `inst` must stay regardless of uses.
-fn is_root(module: &Module, func: &Function, inst: Inst) -> bool {
-    let opcode = func.dfg.inst(inst).opcode;
-    opcode.is_terminator()
-        || is_convergent(opcode)
-        || !instruction_effects(module, func, inst).is_removable_if_unused()
-        || is_annotated(func, inst)
-}
-
 fn is_annotated(func: &Function, inst: Inst) -> bool {
     func.dfg.metadata(inst).is_some_and(|md| md.is_annotated())
 }
 
-/// The blocks to keep (see the module docs, point 1).
-fn kept_blocks(func: &Function) -> SecondaryMap<Block, bool> {
-    // Which construct owners name a block as a `break` / `continue` target.
-    let mut break_owners: SecondaryMap<Block, SmallVec<[Block; 1]>> = SecondaryMap::new();
-    let mut continue_owners: SecondaryMap<Block, SmallVec<[Block; 1]>> = SecondaryMap::new();
-    for block in func.layout.blocks() {
-        let Some(term) = func.terminator(block) else {
-            continue;
-        };
-        match &func.dfg.inst(term).payload {
-            Payload::Loop { update, merge, .. } => {
-                break_owners[*merge].push(block);
-                continue_owners[*update].push(block);
-            }
-            Payload::SimpleLoop { body, merge } => {
-                break_owners[*merge].push(block);
-                continue_owners[body.block].push(block);
-            }
-            Payload::Switch { merge, .. } => break_owners[*merge].push(block),
-            Payload::None
-            | Payload::Indices(_)
-            | Payload::Callee(_)
-            | Payload::Message(_)
-            | Payload::Jump(_)
-            | Payload::CondBranch { .. }
-            | Payload::SwitchBranch(_)
-            | Payload::If { .. } => {}
-        }
-    }
-
-    let mut kept: SecondaryMap<Block, bool> = SecondaryMap::new();
-    let mut stack: Vec<Block> = Vec::new();
-    let keep = |block: Block, kept: &mut SecondaryMap<Block, bool>, stack: &mut Vec<Block>| {
-        if func.layout.is_block_inserted(block) && !kept[block] {
-            kept[block] = true;
-            stack.push(block);
-        }
-    };
-    if let Some(entry) = func.entry_block() {
-        keep(entry, &mut kept, &mut stack);
-    }
-    while let Some(block) = stack.pop() {
-        for inst in func.layout.block_insts(block) {
-            let data = func.dfg.inst(inst);
-            for value in data.all_values() {
-                match func.dfg.value_def(value) {
-                    ValueDef::Result(def) => {
-                        if let Some(def_block) = func.layout.inst_block(def) {
-                            keep(def_block, &mut kept, &mut stack);
-                        }
-                    }
-                    ValueDef::Param(def_block, _) => keep(def_block, &mut kept, &mut stack),
-                    ValueDef::Const(_)
-                    | ValueDef::Global(_)
-                    | ValueDef::Alias(_)
-                    | ValueDef::Detached => {}
-                }
-            }
-            if !data.opcode.is_terminator() {
-                continue;
-            }
-            for edge in data.payload.edges() {
-                keep(edge.block, &mut kept, &mut stack);
-            }
-            for role in data.payload.roles() {
-                keep(role, &mut kept, &mut stack);
-            }
-            let owners = match (&data.payload, data.opcode) {
-                (Payload::Jump(edge), Opcode::Break) => break_owners[edge.block].clone(),
-                (Payload::Jump(edge), Opcode::Continue) => continue_owners[edge.block].clone(),
-                _ => SmallVec::new(),
-            };
-            for owner in owners {
-                keep(owner, &mut kept, &mut stack);
-            }
-        }
-    }
-    kept
+/// The joint fixed point over kept blocks and live instructions.
+struct Marker<'a> {
+    module: &'a Module,
+    func: &'a Function,
+    kept: SecondaryMap<Block, bool>,
+    block_stack: Vec<Block>,
+    live: SecondaryMap<Inst, bool>,
+    inst_stack: Vec<Inst>,
+    /// Stores waiting for their alloca (indexed by the alloca) to become live.
+    waiting_stores: SecondaryMap<Inst, SmallVec<[Inst; 2]>>,
+    /// Construct owners naming a block as a `break` / `continue` target.
+    break_owners: SecondaryMap<Block, SmallVec<[Block; 1]>>,
+    continue_owners: SecondaryMap<Block, SmallVec<[Block; 1]>>,
+    scanned: u64,
 }
 
-/// Finds allocas only ever stored to (see the module docs, point 2) and returns the
-/// instructions of those groups: allocas, accesses and stores.
-fn dead_alloca_groups(func: &Function, kept_blocks: &[Block]) -> SecondaryMap<Inst, bool> {
-    let mut doomed: SecondaryMap<Inst, bool> = SecondaryMap::new();
-    let is_pointer_source = |value: Value| match func.dfg.value_def(value) {
-        ValueDef::Result(inst) => matches!(
-            func.dfg.inst(inst).opcode,
-            Opcode::Alloca | Opcode::Access
-        ),
-        _ => false,
-    };
-    // Users of every alloca / access result, from kept blocks only (removed blocks go
-    // away with their uses).
-    let mut users: SecondaryMap<Value, SmallVec<[Inst; 2]>> = SecondaryMap::new();
-    let mut allocas: Vec<Inst> = Vec::new();
-    for &block in kept_blocks {
-        for inst in func.layout.block_insts(block) {
-            let data = func.dfg.inst(inst);
-            if data.opcode == Opcode::Alloca {
-                allocas.push(inst);
-            }
-            for value in data.all_values() {
-                let value = func.resolve(value);
-                if is_pointer_source(value) {
-                    let list = &mut users[value];
-                    // An instruction naming the same pointer twice is listed once.
-                    if list.last() != Some(&inst) {
-                        list.push(inst);
-                    }
+impl<'a> Marker<'a> {
+    fn new(module: &'a Module, func: &'a Function) -> Self {
+        let mut break_owners: SecondaryMap<Block, SmallVec<[Block; 1]>> = SecondaryMap::new();
+        let mut continue_owners: SecondaryMap<Block, SmallVec<[Block; 1]>> =
+            SecondaryMap::new();
+        for block in func.layout.blocks() {
+            let Some(term) = func.terminator(block) else {
+                continue;
+            };
+            match &func.dfg.inst(term).payload {
+                Payload::Loop { update, merge, .. } => {
+                    break_owners[*merge].push(block);
+                    continue_owners[*update].push(block);
                 }
+                Payload::SimpleLoop { body, merge } => {
+                    break_owners[*merge].push(block);
+                    continue_owners[body.block].push(block);
+                }
+                Payload::Switch { merge, .. } => break_owners[*merge].push(block),
+                Payload::None
+                | Payload::Indices(_)
+                | Payload::Callee(_)
+                | Payload::Message(_)
+                | Payload::Jump(_)
+                | Payload::CondBranch { .. }
+                | Payload::SwitchBranch(_)
+                | Payload::If { .. } => {}
             }
+        }
+        Marker {
+            module,
+            func,
+            kept: SecondaryMap::new(),
+            block_stack: Vec::new(),
+            live: SecondaryMap::new(),
+            inst_stack: Vec::new(),
+            waiting_stores: SecondaryMap::new(),
+            break_owners,
+            continue_owners,
+            scanned: 0,
         }
     }
 
-    let mut group: Vec<Inst> = Vec::new();
-    let mut pointers: Vec<Value> = Vec::new();
-    for alloca in allocas {
-        let Some(result) = func.dfg.inst_result(alloca) else {
-            continue;
-        };
-        if is_annotated(func, alloca) || users[result].is_empty() {
-            // Unused allocas are plain dead instructions; annotated ones stay.
-            continue;
-        }
-        group.clear();
-        group.push(alloca);
-        pointers.clear();
-        pointers.push(result);
-        let mut escapes = false;
-        while let Some(pointer) = pointers.pop() {
-            for &user in &users[pointer] {
-                let data = func.dfg.inst(user);
-                let is_pointer = |v: &Value| func.resolve(*v) == pointer;
-                let only_as_address = data.args.first().is_some_and(is_pointer)
-                    && !data.args[1..].iter().any(is_pointer)
-                    && data.payload.edges().is_empty()
-                    && !is_annotated(func, user);
-                match data.opcode {
-                    Opcode::Store if only_as_address => group.push(user),
-                    Opcode::Access if only_as_address => {
-                        group.push(user);
-                        pointers.extend(func.dfg.inst_result(user));
-                    }
-                    _ => escapes = true,
-                }
-                if escapes {
-                    break;
-                }
-            }
-            if escapes {
+    fn run(&mut self, entry: Block) {
+        self.keep(entry);
+        loop {
+            if let Some(block) = self.block_stack.pop() {
+                self.scan_block(block);
+            } else if let Some(inst) = self.inst_stack.pop() {
+                self.propagate(inst);
+            } else {
                 break;
             }
         }
-        if !escapes {
-            for &inst in &group {
-                doomed[inst] = true;
+    }
+
+    fn keep(&mut self, block: Block) {
+        if self.func.layout.is_block_inserted(block) && !self.kept[block] {
+            self.kept[block] = true;
+            self.block_stack.push(block);
+        }
+    }
+
+    fn mark(&mut self, inst: Inst) {
+        if !self.live[inst] {
+            self.live[inst] = true;
+            self.inst_stack.push(inst);
+        }
+    }
+
+    /// A newly kept block: its roots become live, its stores into allocas wait, and the
+    /// blocks its terminator needs are kept.
+    fn scan_block(&mut self, block: Block) {
+        let func = self.func;
+        for inst in func.layout.block_insts(block) {
+            self.scanned += 1;
+            let data = func.dfg.inst(inst);
+            if data.opcode.is_terminator() {
+                self.mark(inst);
+                self.keep_terminator_needs(inst);
+            } else if let Some(alloca) = self.store_target_alloca(inst) {
+                if self.live[alloca] {
+                    self.mark(inst);
+                } else {
+                    self.waiting_stores[alloca].push(inst);
+                }
+            } else if self.is_root(inst) {
+                self.mark(inst);
             }
         }
     }
-    doomed
+
+    fn keep_terminator_needs(&mut self, term: Inst) {
+        let data = self.func.dfg.inst(term);
+        for edge in data.payload.edges() {
+            self.keep(edge.block);
+        }
+        for role in data.payload.roles() {
+            self.keep(role);
+        }
+        let owners = match (&data.payload, data.opcode) {
+            (Payload::Jump(edge), Opcode::Break) => self.break_owners[edge.block].clone(),
+            (Payload::Jump(edge), Opcode::Continue) => self.continue_owners[edge.block].clone(),
+            _ => SmallVec::new(),
+        };
+        for owner in owners {
+            self.keep(owner);
+        }
+    }
+
+    /// Whether `inst` must stay regardless of uses (stores into allocas aside).
+    fn is_root(&self, inst: Inst) -> bool {
+        let opcode = self.func.dfg.inst(inst).opcode;
+        opcode.is_terminator()
+            || is_convergent(opcode)
+            || !instruction_effects(self.module, self.func, inst).is_removable_if_unused()
+            || is_annotated(self.func, inst)
+    }
+
+    /// For an unannotated `store` whose address is an alloca or an `access` chain into
+    /// one, that alloca.
+    fn store_target_alloca(&self, inst: Inst) -> Option<Inst> {
+        let dfg = &self.func.dfg;
+        let data = dfg.inst(inst);
+        if data.opcode != Opcode::Store || is_annotated(self.func, inst) {
+            return None;
+        }
+        let mut pointer: Value = *data.args.first()?;
+        // Bounded by the number of instructions, so a malformed cycle cannot hang.
+        for _ in 0..=dfg.num_insts() {
+            let ValueDef::Result(def) = dfg.value_def(pointer) else {
+                return None;
+            };
+            let def_data = dfg.inst(def);
+            match def_data.opcode {
+                Opcode::Alloca => return Some(def),
+                Opcode::Access => pointer = *def_data.args.first()?,
+                _ => return None,
+            }
+        }
+        None
+    }
+
+    /// A newly live instruction: the definitions it reads become live (their blocks kept),
+    /// and an alloca releases the stores waiting for it.
+    fn propagate(&mut self, inst: Inst) {
+        let func = self.func;
+        for value in func.dfg.inst(inst).all_values() {
+            match func.dfg.value_def(value) {
+                ValueDef::Result(def) => {
+                    self.mark(def);
+                    if let Some(block) = func.layout.inst_block(def) {
+                        self.keep(block);
+                    }
+                }
+                ValueDef::Param(block, _) => self.keep(block),
+                ValueDef::Const(_) | ValueDef::Global(_) | ValueDef::Alias(_) | ValueDef::Detached => {}
+            }
+        }
+        if func.dfg.inst(inst).opcode == Opcode::Alloca {
+            for store in std::mem::take(&mut self.waiting_stores[inst]) {
+                self.mark(store);
+            }
+        }
+    }
+
+    fn plan(&self, info: &mut DceInfo) -> Plan {
+        let mut dead_blocks = Vec::new();
+        let mut dead_insts = Vec::new();
+        for block in self.func.layout.blocks() {
+            if !self.kept[block] {
+                dead_blocks.push(block);
+                continue;
+            }
+            for inst in self.func.layout.block_insts(block) {
+                if !self.live[inst] {
+                    dead_insts.push(inst);
+                    if self.func.dfg.inst(inst).opcode == Opcode::Alloca {
+                        info.removed_alloca_count += 1;
+                    }
+                }
+            }
+        }
+        info.removed_inst_count = dead_insts.len() as u64;
+        info.removed_block_count = dead_blocks.len() as u64;
+        info.scanned_inst_count = self.scanned;
+        Plan {
+            dead_blocks,
+            dead_insts,
+        }
+    }
 }
 
 #[cfg(test)]

@@ -17,6 +17,8 @@ pub fn create(name: &str) -> Option<PassFn> {
 
 type RunFn = fn(&mut oxir_ir::Module) -> PassOutcome;
 
+// One entry per line, so that branches adding passes merge by adding lines.
+#[rustfmt::skip]
 const REGISTRY: &[(&str, RunFn)] = &[
     ("simplify-cfg", run_simplify_cfg),
     ("dce", run_dce),

@@ -26,10 +26,10 @@ use oxir_ir::printer::{print_module, View};
 use oxir_ir::random_modules::{generate_module, GenConfig, Rng};
 use oxir_ir::verifier::{verify_module, VerifierOptions};
 use oxir_ir::{Block, Module, Opcode, Payload, Value, ValueDef};
-use std::fmt::Write;
 use oxir_passes::passes::{dce, simplify_cfg};
 use oxir_passes::PassInfo;
 use proptest::prelude::*;
+use std::fmt::Write;
 
 fn cases() -> u32 {
     std::env::var("PROPTEST_CASES")
@@ -143,11 +143,23 @@ fn random_cfg(seed: u64) -> String {
     );
     let block_count = 2 + rng.below(10);
     let param_counts: Vec<usize> = (0..block_count)
-        .map(|b| if b == 0 || rng.chance(60) { 0 } else { 1 + rng.below(2) })
+        .map(|b| {
+            if b == 0 || rng.chance(60) {
+                0
+            } else {
+                1 + rng.below(2)
+            }
+        })
         .collect();
     let mut next_value = 2;
     for (block, &param_count) in param_counts.iter().enumerate() {
-        let mut avail: Vec<String> = vec!["v0".into(), "c0".into(), "c1".into(), "c2".into(), "c3".into()];
+        let mut avail: Vec<String> = vec![
+            "v0".into(),
+            "c0".into(),
+            "c1".into(),
+            "c2".into(),
+            "c3".into(),
+        ];
         if block == 0 {
             text.push_str("block0(v0: i32, v1: bool):\n");
         } else {
@@ -193,7 +205,11 @@ fn random_cfg(seed: u64) -> String {
             3..=5 => {
                 let cond = ["v1", "c4", "c5"][rng.below(3)];
                 let then_dest = edge(&mut rng);
-                let else_dest = if rng.chance(20) { then_dest.clone() } else { edge(&mut rng) };
+                let else_dest = if rng.chance(20) {
+                    then_dest.clone()
+                } else {
+                    edge(&mut rng)
+                };
                 let _ = writeln!(text, "    cond_br {cond}, {then_dest}, {else_dest}");
             }
             6..=7 => {
@@ -210,7 +226,11 @@ fn random_cfg(seed: u64) -> String {
                     .map(|label| format!("{label}: {}", edge(&mut rng)))
                     .collect();
                 let default = edge(&mut rng);
-                let _ = writeln!(text, "    switch_br {selector}, [{}], default {default}", cases.join(", "));
+                let _ = writeln!(
+                    text,
+                    "    switch_br {selector}, [{}], default {default}",
+                    cases.join(", ")
+                );
             }
             _ => {
                 let value = avail[rng.below(avail.len())].clone();
@@ -253,8 +273,18 @@ fn evaluate(module: &Module, x: i32, flag: bool, fuel: usize) -> Option<i32> {
                 }
                 (Opcode::Return, _) => return Some(args[0] as i32),
                 (Opcode::Br, Payload::Jump(edge)) => edge,
-                (Opcode::CondBr, Payload::CondBranch { then_dest, else_dest }) => {
-                    if args[0] != 0 { then_dest } else { else_dest }
+                (
+                    Opcode::CondBr,
+                    Payload::CondBranch {
+                        then_dest,
+                        else_dest,
+                    },
+                ) => {
+                    if args[0] != 0 {
+                        then_dest
+                    } else {
+                        else_dest
+                    }
                 }
                 (Opcode::SwitchBr, Payload::SwitchBranch(table)) => {
                     let selector = args[0] as i32 as i64 as u64;

@@ -169,8 +169,7 @@ struct Marker<'a> {
 impl<'a> Marker<'a> {
     fn new(module: &'a Module, func: &'a Function) -> Self {
         let mut break_owners: SecondaryMap<Block, SmallVec<[Block; 1]>> = SecondaryMap::new();
-        let mut continue_owners: SecondaryMap<Block, SmallVec<[Block; 1]>> =
-            SecondaryMap::new();
+        let mut continue_owners: SecondaryMap<Block, SmallVec<[Block; 1]>> = SecondaryMap::new();
         for block in func.layout.blocks() {
             let Some(term) = func.terminator(block) else {
                 continue;
@@ -322,7 +321,10 @@ impl<'a> Marker<'a> {
                     }
                 }
                 ValueDef::Param(block, _) => self.keep(block),
-                ValueDef::Const(_) | ValueDef::Global(_) | ValueDef::Alias(_) | ValueDef::Detached => {}
+                ValueDef::Const(_)
+                | ValueDef::Global(_)
+                | ValueDef::Alias(_)
+                | ValueDef::Detached => {}
             }
         }
         if func.dfg.inst(inst).opcode == Opcode::Alloca {
@@ -409,7 +411,10 @@ block8:
 }
 ");
         assert_eq!(info.removed_block_count, 1, "{text}");
-        assert!(text.contains("block6:") && !text.contains("block8:"), "{text}");
+        assert!(
+            text.contains("block6:") && !text.contains("block8:"),
+            "{text}"
+        );
     }
 
     #[test]
@@ -435,7 +440,10 @@ block5:
 }
 ");
         assert_eq!(info.removed_block_count, 1, "{text}");
-        assert!(text.contains("block4:") && !text.contains("block5:"), "{text}");
+        assert!(
+            text.contains("block4:") && !text.contains("block5:"),
+            "{text}"
+        );
     }
 
     #[test]

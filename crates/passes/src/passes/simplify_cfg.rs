@@ -85,8 +85,8 @@ use cranelift_entity::SecondaryMap;
 use oxir_ir::constants::ConstStore;
 use oxir_ir::types::TypeStore;
 use oxir_ir::{
-    Block, BlockCall, ConstKind, Func, Function, Inst, Module, Opcode, Payload, TypeData,
-    Value, ValueDef,
+    Block, BlockCall, ConstKind, Func, Function, Inst, Module, Opcode, Payload, TypeData, Value,
+    ValueDef,
 };
 
 pass_info! {
@@ -599,7 +599,10 @@ block3:
 ");
         assert_eq!(info.removed_unreachable_block_count, 2, "{text}");
         assert_eq!(info.merged_straight_line_count, 1, "{text}");
-        assert!(text.contains("block0(v0: i32):\n    return v0\n}"), "{text}");
+        assert!(
+            text.contains("block0(v0: i32):\n    return v0\n}"),
+            "{text}"
+        );
     }
 
     #[test]
@@ -643,7 +646,10 @@ block4:
         // block2 and block3 move into it; block1 then returns and forwards nothing.
         assert_eq!(info.merged_straight_line_count, 2, "{text}");
         assert_eq!(info.threaded_empty_block_count, 0, "{text}");
-        assert!(text.contains("cond_br v0, block1, block4\nblock1:\n    return c0"), "{text}");
+        assert!(
+            text.contains("cond_br v0, block1, block4\nblock1:\n    return c0"),
+            "{text}"
+        );
     }
 
     #[test]

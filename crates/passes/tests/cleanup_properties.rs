@@ -13,7 +13,7 @@
 //!
 //! - on random plain CFGs made for the purpose ([`random_cfg`]: empty forwarding blocks,
 //!   constant and identical-edge `cond_br`s, `switch_br`s, unreachable blocks and cycles,
-//!   block parameters), `simplify-cfg` and `dce` keep the module valid (reachable blocks
+//!   block parameters, terminators reading values of dominating blocks), `simplify-cfg` and `dce` keep the module valid (reachable blocks
 //!   after `simplify-cfg`), are idempotent, and preserve behaviour: a small evaluator for
 //!   that subset of the IR (`add`, `br`, `cond_br`, `switch_br`, `return`) gives the same
 //!   result before and after on several inputs. This stands in for the interpreter until
@@ -26,6 +26,7 @@ use oxir_ir::printer::{print_module, View};
 use oxir_ir::random_modules::{generate_module, GenConfig, Rng};
 use oxir_ir::verifier::{verify_module, VerifierOptions};
 use oxir_ir::{Block, Module, Opcode, Payload, Value, ValueDef};
+use oxir_passes::analysis::dominators::DomTree;
 use oxir_passes::passes::{dce, simplify_cfg};
 use oxir_passes::PassInfo;
 use proptest::prelude::*;
@@ -133,7 +134,9 @@ proptest! {
 
 /// A random plain CFG as text: `callable @f(i32, bool) -> i32` with 2 to 11 blocks. Every
 /// value a block uses is its own parameter or result, an entry parameter, or a constant, so
-/// the function is valid whatever the edges are.
+/// the function is valid whatever the edges are. Block parameters are `i32` or `bool`;
+/// `bool` ones serve as branch conditions, so merges that turn them into constants expose
+/// folds elsewhere.
 fn random_cfg(seed: u64) -> String {
     let mut rng = Rng::new(seed);
     let mut text = String::from(
@@ -142,33 +145,36 @@ fn random_cfg(seed: u64) -> String {
          callable @f(i32, bool) -> i32 {\n",
     );
     let block_count = 2 + rng.below(10);
-    let param_counts: Vec<usize> = (0..block_count)
+    // Per block, per parameter: whether it is a `bool`.
+    let param_types: Vec<Vec<bool>> = (0..block_count)
         .map(|b| {
-            if b == 0 || rng.chance(60) {
+            let count = if b == 0 || rng.chance(60) {
                 0
             } else {
                 1 + rng.below(2)
-            }
+            };
+            (0..count).map(|_| rng.chance(40)).collect()
         })
         .collect();
     let mut next_value = 2;
-    for (block, &param_count) in param_counts.iter().enumerate() {
-        let mut avail: Vec<String> = vec![
-            "v0".into(),
-            "c0".into(),
-            "c1".into(),
-            "c2".into(),
-            "c3".into(),
-        ];
+    for (block, types) in param_types.iter().enumerate() {
+        let mut ints: Vec<String> = ["v0", "c0", "c1", "c2", "c3"].map(String::from).to_vec();
+        let mut bools: Vec<String> = ["v1", "c4", "c5"].map(String::from).to_vec();
         if block == 0 {
             text.push_str("block0(v0: i32, v1: bool):\n");
         } else {
-            let params: Vec<String> = (0..param_count)
-                .map(|_| {
+            let params: Vec<String> = types
+                .iter()
+                .map(|&is_bool| {
                     let name = format!("v{next_value}");
                     next_value += 1;
-                    avail.push(name.clone());
-                    format!("{name}: i32")
+                    if is_bool {
+                        bools.push(name.clone());
+                        format!("{name}: bool")
+                    } else {
+                        ints.push(name.clone());
+                        format!("{name}: i32")
+                    }
                 })
                 .collect();
             if params.is_empty() {
@@ -179,17 +185,21 @@ fn random_cfg(seed: u64) -> String {
         }
         let inst_count = if rng.chance(40) { 0 } else { 1 + rng.below(2) };
         for _ in 0..inst_count {
-            let a = avail[rng.below(avail.len())].clone();
-            let b = avail[rng.below(avail.len())].clone();
+            let a = ints[rng.below(ints.len())].clone();
+            let b = ints[rng.below(ints.len())].clone();
             let name = format!("v{next_value}");
             next_value += 1;
             let _ = writeln!(text, "    {name}: i32 = add {a}, {b}");
-            avail.push(name);
+            ints.push(name);
         }
         let edge = |rng: &mut Rng| {
             let target = 1 + rng.below(block_count - 1);
-            let args: Vec<String> = (0..param_counts[target])
-                .map(|_| avail[rng.below(avail.len())].clone())
+            let args: Vec<String> = param_types[target]
+                .iter()
+                .map(|&is_bool| {
+                    let pool = if is_bool { &bools } else { &ints };
+                    pool[rng.below(pool.len())].clone()
+                })
                 .collect();
             if args.is_empty() {
                 format!("block{target}")
@@ -203,7 +213,7 @@ fn random_cfg(seed: u64) -> String {
                 let _ = writeln!(text, "    br {e}");
             }
             3..=5 => {
-                let cond = ["v1", "c4", "c5"][rng.below(3)];
+                let cond = bools[rng.below(bools.len())].clone();
                 let then_dest = edge(&mut rng);
                 let else_dest = if rng.chance(20) {
                     then_dest.clone()
@@ -213,7 +223,7 @@ fn random_cfg(seed: u64) -> String {
                 let _ = writeln!(text, "    cond_br {cond}, {then_dest}, {else_dest}");
             }
             6..=7 => {
-                let selector = ["v0", "v0", "c0", "c1", "c3"][rng.below(5)];
+                let selector = ints[rng.below(ints.len())].clone();
                 let mut labels: Vec<i32> = Vec::new();
                 for _ in 0..rng.below(4) {
                     let label = rng.below(4) as i32 - 1;
@@ -233,13 +243,63 @@ fn random_cfg(seed: u64) -> String {
                 );
             }
             _ => {
-                let value = avail[rng.below(avail.len())].clone();
+                let value = ints[rng.below(ints.len())].clone();
                 let _ = writeln!(text, "    return {value}");
             }
         }
     }
     text.push_str("}\n");
     text
+}
+
+/// Rewrites some terminator operands and edge arguments of `@f` in `module` to values of
+/// the same type defined in a strict dominator of their block (parameters or results), so
+/// terminators read other blocks' values, as real code does. Valid by construction.
+fn with_cross_block_uses(mut module: Module, seed: u64) -> Module {
+    let mut rng = Rng::new(seed ^ 0x5eed_5eed);
+    let Some(id) = module.function_by_name("f") else {
+        return module;
+    };
+    let func = &mut module.functions[id];
+    let dominators = DomTree::new(func);
+    let blocks: Vec<Block> = dominators.preorder().collect();
+    for block in blocks {
+        let Some(term) = func.terminator(block) else {
+            continue;
+        };
+        let mut candidates: Vec<Value> = Vec::new();
+        let mut up = dominators.idom(block);
+        while let Some(dominator) = up {
+            candidates.extend_from_slice(func.dfg.block_params(dominator));
+            for inst in func.layout.block_insts(dominator) {
+                candidates.extend(func.dfg.inst_result(inst));
+            }
+            up = dominators.idom(dominator);
+        }
+        let replacements: Vec<Value> = func
+            .dfg
+            .inst(term)
+            .all_values()
+            .map(|value| {
+                let ty = func.dfg.value_type(value);
+                let same: Vec<Value> = candidates
+                    .iter()
+                    .copied()
+                    .filter(|&c| func.dfg.value_type(c) == ty)
+                    .collect();
+                if same.is_empty() || !rng.chance(50) {
+                    value
+                } else {
+                    same[rng.below(same.len())]
+                }
+            })
+            .collect();
+        let mut next = replacements.into_iter();
+        func.dfg
+            .inst_mut(term)
+            .map_values(|value| next.next().unwrap_or(value));
+    }
+    module
 }
 
 /// Runs `@f` of a [`random_cfg`] module on `(x, flag)` for at most `fuel` instructions.
@@ -317,8 +377,9 @@ proptest! {
 
     #[test]
     fn cleanup_passes_on_random_plain_cfgs(seed in any::<u64>()) {
-        let text = random_cfg(seed);
-        let original = parse_module(&text).expect("generated text parses");
+        let parsed = parse_module(&random_cfg(seed)).expect("generated text parses");
+        let original = with_cross_block_uses(parsed, seed);
+        let text = print_module(&original, View::Flat);
         check(&original, &VerifierOptions::default(), "generated CFG")?;
         let expected: Vec<Option<i32>> =
             INPUTS.iter().map(|&(x, flag)| evaluate(&original, x, flag, FUEL)).collect();

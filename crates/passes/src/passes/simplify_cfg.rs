@@ -9,9 +9,9 @@
 //! 2. **Constant `switch_br`**: a `switch_br` whose selector is a constant becomes a `br`
 //!    to the matching case, or to the default when no label matches; so does a `switch_br`
 //!    whose edges are all identical.
-//! 3. **Empty forwarding blocks** are threaded: a block `F` that is not the entry, has no
-//!    parameters and holds only `br T(args)` (with `T != F`) is bypassed: every edge into
-//!    `F` is retargeted to `T(args)` and `F` is removed.
+//! 3. **Empty forwarding blocks** are threaded: for a block `F` that is not the entry, has
+//!    no parameters and holds only `br T(args)` (with `T != F`), an edge into `F` is
+//!    retargeted to `T(args)`. `F` is removed once no edge enters it.
 //! 4. **Straight-line chains** are merged: when `A` ends in `br B(args)` and that is the
 //!    only edge into `B` (`B` not the entry, `B != A`), `B`'s parameters become aliases of
 //!    `args`, `B`'s instructions move to the end of `A`, and `B` is removed.
@@ -32,11 +32,14 @@
 //! runs, so `F` is reachable whenever it is threaded (and for unreachable predecessors
 //! dominance is not checked).
 //!
-//! Threading is skipped when a predecessor already has another edge into `T` with
-//! different arguments (`T` having parameters): retargeting would give one terminator two
-//! edges into `T` with different arguments, a critical edge the back-ends must split again.
-//! A forwarding block whose only predecessor ends in `br F` is left to chain merging, which
-//! produces the same code (the counters then say "merged").
+//! Threading works per terminator, in one pass over its edges, and skips every edge into
+//! a target the terminator would then enter with different arguments (`T` having
+//! parameters): one terminator with two edges into `T` carrying different arguments is a
+//! critical edge the back-ends must split again. It also skips an edge when `T` is itself
+//! an empty forwarding block: chains are threaded from their end, and a cycle of empty
+//! blocks (an empty infinite loop) is left alone instead of bouncing edges around it. An
+//! edge that is a predecessor's `br` and the only edge into `F` is left to chain merging,
+//! which runs first and produces the same code (the counters then say "merged").
 //!
 //! ## Why merging and folding keep SSA valid
 //!
@@ -60,6 +63,10 @@
 //! - Merging moves instructions with `Layout::split_block_at`, O(moved instructions). A
 //!   block that absorbs a chain and is itself merged later moves again; the worklist visits
 //!   blocks in layout order and merges forward first, so chains are normally moved once.
+//! - Unreachable *cycles* are found by a full reachability walk when the worklist is empty
+//!   (a block in such a cycle never drops to zero incoming edges); the worklist resumes if
+//!   it removed anything. A function where each such removal enables a fold that cuts off
+//!   the next cycle pays one walk per cycle.
 //!
 //! ## Example
 //!
@@ -88,6 +95,7 @@ use oxir_ir::{
     Block, BlockCall, ConstKind, Func, Function, Inst, Module, Opcode, Payload, TypeData, Value,
     ValueDef,
 };
+use std::collections::VecDeque;
 
 pass_info! {
     /// Counters of `simplify-cfg` (`reference/luisa_xir.md` §4.1).
@@ -96,7 +104,8 @@ pass_info! {
         folded_constant_cond_br_count,
         /// `switch_br` turned into `br`: constant selector or identical edges.
         folded_switch_count,
-        /// Empty forwarding blocks bypassed and removed.
+        /// Empty forwarding blocks at least one edge was retargeted past (each counted
+        /// once; one that loses every edge this way is removed without counting again).
         threaded_empty_block_count,
         /// Blocks merged into their only predecessor.
         merged_straight_line_count,
@@ -192,10 +201,22 @@ struct Simplifier<'a> {
     /// Blocks that may have an edge into each block. Entries go stale when edges move and
     /// may repeat; [`Simplifier::predecessors`] validates and compacts them.
     pred_candidates: SecondaryMap<Block, Vec<Block>>,
-    worklist: Vec<Block>,
+    /// First in, first out: a block pushed by many changes is visited once, after them
+    /// (a `switch_br` into many forwarding blocks is threaded in one pass).
+    worklist: VecDeque<Block>,
     queued: SecondaryMap<Block, bool>,
-    /// Epoch stamps for deduplicating predecessor lists without clearing a set.
+    /// Blocks whose terminator reads block parameters that, once aliased by a merge, may
+    /// let it fold or thread (see [`Simplifier::watch_parameters`]).
+    watchers: SecondaryMap<Value, Vec<Block>>,
+    /// Forwarding blocks at least one edge was threaded past (counted once).
+    threaded: SecondaryMap<Block, bool>,
+    /// Epoch stamps, so per-query sets need no clearing: predecessor deduplication
+    /// (`stamp`) and per-terminator target grouping when threading (`target_stamp`,
+    /// `first_edge`, `conflict_stamp`).
     stamp: SecondaryMap<Block, u32>,
+    target_stamp: SecondaryMap<Block, u32>,
+    first_edge: SecondaryMap<Block, u32>,
+    conflict_stamp: SecondaryMap<Block, u32>,
     epoch: u32,
 }
 
@@ -223,9 +244,14 @@ impl<'a> Simplifier<'a> {
             entry,
             edge_count,
             pred_candidates,
-            worklist: Vec::new(),
+            worklist: VecDeque::new(),
             queued: SecondaryMap::new(),
+            watchers: SecondaryMap::new(),
+            threaded: SecondaryMap::new(),
             stamp: SecondaryMap::new(),
+            target_stamp: SecondaryMap::new(),
+            first_edge: SecondaryMap::new(),
+            conflict_stamp: SecondaryMap::new(),
             epoch: 0,
         }
     }
@@ -233,12 +259,11 @@ impl<'a> Simplifier<'a> {
     fn run(&mut self) {
         self.sweep_unreachable();
         let blocks: Vec<Block> = self.func.layout.blocks().collect();
-        // Pushed in reverse so the worklist pops them in layout order.
-        for &block in blocks.iter().rev() {
+        for block in blocks {
             self.push(block);
         }
         loop {
-            while let Some(block) = self.worklist.pop() {
+            while let Some(block) = self.worklist.pop_front() {
                 self.queued[block] = false;
                 if self.func.layout.is_block_inserted(block) {
                     self.visit(block);
@@ -255,7 +280,7 @@ impl<'a> Simplifier<'a> {
     fn push(&mut self, block: Block) {
         if !self.queued[block] {
             self.queued[block] = true;
-            self.worklist.push(block);
+            self.worklist.push_back(block);
         }
     }
 
@@ -263,50 +288,61 @@ impl<'a> Simplifier<'a> {
         self.func.terminator(block)
     }
 
-    /// One edge into `target` went away.
+    /// One edge into `target` went away. At zero `target` is removed when visited; at one,
+    /// its remaining predecessor may absorb it.
     fn drop_edge(&mut self, target: Block) {
         self.edge_count[target] = self.edge_count[target].saturating_sub(1);
         self.push(target);
+        if self.edge_count[target] == 1 {
+            for pred in self.predecessors(target) {
+                self.push(pred);
+            }
+        }
     }
 
     fn visit(&mut self, block: Block) {
         if block != self.entry && self.edge_count[block] == 0 {
-            self.remove_block(block);
-            self.info.removed_unreachable_block_count += 1;
-            return;
-        }
-        loop {
-            let Some(term) = self.terminator(block) else {
-                return;
-            };
-            if self.fold_terminator(term) || self.merge_successor(block, term) {
-                continue;
+            // A forwarding block that lost its last edge to threading was counted then.
+            if !self.threaded[block] {
+                self.info.removed_unreachable_block_count += 1;
             }
-            break;
-        }
-        if block == self.entry {
+            self.remove_block(block);
             return;
         }
-        // A block entered only by its predecessor's `br`: let the predecessor absorb it
-        // (merging forward from the top of a chain moves each instruction once).
-        if self.edge_count[block] == 1 {
-            let preds = self.predecessors(block);
-            if let [pred] = preds[..] {
-                let ends_in_br = self
-                    .terminator(pred)
-                    .is_some_and(|t| self.func.dfg.inst(t).opcode == Opcode::Br);
-                if ends_in_br && pred != block {
-                    self.push(pred);
-                    return;
+        let mut changed = false;
+        while let Some(term) = self.terminator(block) {
+            if self.fold_terminator(block, term)
+                || self.merge_successor(block, term)
+                || self.thread_successor_edges(block, term)
+            {
+                changed = true;
+            } else {
+                break;
+            }
+        }
+        if changed {
+            self.notify_predecessors(block);
+        }
+    }
+
+    /// `block`'s terminator changed: it may have become an empty forwarding block its
+    /// predecessors can thread past, or stopped being one, which lets blocks forwarding
+    /// to it be threaded past in turn. Predecessors are revisited only on such changes,
+    /// so the worklist drains.
+    fn notify_predecessors(&mut self, block: Block) {
+        for pred in self.predecessors(block) {
+            self.push(pred);
+            if self.direct_forward(pred).is_some() {
+                for pred_of_pred in self.predecessors(pred) {
+                    self.push(pred_of_pred);
                 }
             }
         }
-        self.thread_forwarding_block(block);
     }
 
     /// Folds a `cond_br` or `switch_br` with a constant condition or identical edges into
     /// a `br`. Returns whether it did.
-    fn fold_terminator(&mut self, term: Inst) -> bool {
+    fn fold_terminator(&mut self, block: Block, term: Inst) -> bool {
         let data = self.func.dfg.inst(term);
         let edges = data.payload.edges();
         let taken = match data.opcode {
@@ -344,6 +380,18 @@ impl<'a> Simplifier<'a> {
             _ => None,
         };
         let Some(taken) = taken else {
+            // A condition that is a block parameter may become a constant, and edges into
+            // one block that differ in parameters may become identical, when a merge
+            // turns those parameters into aliases: watch them.
+            let mut watched: Vec<Value> = Vec::new();
+            if data.opcode.is_unstructured_branch() {
+                watched.extend(data.args.first().copied());
+                if edges.iter().all(|e| e.block == edges[0].block) {
+                    watched.extend(edges.iter().flat_map(|e| e.args.iter().copied()));
+                }
+            }
+            drop(edges);
+            self.watch_parameters(block, watched);
             return false;
         };
         let kept = edges[taken].clone();
@@ -403,6 +451,7 @@ impl<'a> Simplifier<'a> {
         for (&param, &arg) in params.iter().zip(&args) {
             let replaced = self.func.dfg.replace_all_uses(param, arg);
             debug_assert!(replaced, "types were checked");
+            self.wake_watchers(param);
         }
         self.func.remove_inst(term);
         if let Some(first) = self.func.layout.first_inst(succ) {
@@ -420,69 +469,146 @@ impl<'a> Simplifier<'a> {
         true
     }
 
-    /// Threads `block` when it is an empty forwarding block (see the module docs).
-    fn thread_forwarding_block(&mut self, block: Block) {
-        let Some(term) = self.terminator(block) else {
-            return;
-        };
-        let data = self.func.dfg.inst(term);
-        let Payload::Jump(forward) = &data.payload else {
-            return;
-        };
-        if data.opcode != Opcode::Br
-            || forward.block == block
-            || self.func.layout.first_inst(block) != Some(term)
+    /// Where an edge into `block` may go instead, when `block` is an empty forwarding
+    /// block (see the module docs) whose destination is not itself one. The second
+    /// condition resolves chains of forwarding blocks from their end, and keeps a cycle of
+    /// them (an empty infinite loop) from bouncing edges around it forever.
+    fn forwarding_destination(&self, block: Block) -> Option<BlockCall> {
+        let dest = self.direct_forward(block)?;
+        if self.direct_forward(dest.block).is_some() {
+            return None;
+        }
+        Some(BlockCall {
+            block: dest.block,
+            args: dest.args.iter().map(|&a| self.func.resolve(a)).collect(),
+        })
+    }
+
+    /// The `br` edge of `block` when `block` is an empty forwarding block: not the entry,
+    /// no parameters, nothing but an unannotated `br` to another block.
+    fn direct_forward(&self, block: Block) -> Option<&BlockCall> {
+        if block == self.entry
+            || !self.func.layout.is_block_inserted(block)
             || !self.func.dfg.block_params(block).is_empty()
-            || self.is_annotated(term)
         {
-            return;
+            return None;
         }
-        let forward = BlockCall {
-            block: forward.block,
-            args: forward.args.iter().map(|&a| self.func.resolve(a)).collect(),
-        };
-        let preds = self.predecessors(block);
-        if preds.is_empty() {
-            return;
+        let term = self.terminator(block)?;
+        let data = self.func.dfg.inst(term);
+        match &data.payload {
+            Payload::Jump(dest)
+                if data.opcode == Opcode::Br
+                    && dest.block != block
+                    && self.func.layout.first_inst(block) == Some(term)
+                    && !self.is_annotated(term) =>
+            {
+                Some(dest)
+            }
+            _ => None,
         }
-        // Refuse when a predecessor would get two edges into the target with different
-        // arguments.
-        if !forward.args.is_empty() {
-            for &pred in &preds {
-                let Some(pred_term) = self.terminator(pred) else {
-                    return;
-                };
-                let conflict = self
-                    .func
-                    .dfg
-                    .inst(pred_term)
-                    .payload
-                    .edges()
-                    .into_iter()
-                    .any(|e| e.block == forward.block && !same_edge(self.func, e, &forward));
-                if conflict {
-                    return;
+    }
+
+    /// Retargets every edge of `block`'s terminator that enters an empty forwarding block
+    /// to that block's destination, in one pass over the edges, except where the
+    /// terminator would then enter one block with different arguments. Returns whether it
+    /// retargeted anything.
+    fn thread_successor_edges(&mut self, block: Block, term: Inst) -> bool {
+        let edges: Vec<BlockCall> = self
+            .func
+            .dfg
+            .inst(term)
+            .payload
+            .edges()
+            .into_iter()
+            .cloned()
+            .collect();
+        // The edges as they would be after threading, and which were retargeted.
+        let mut finals: Vec<(BlockCall, bool)> = Vec::with_capacity(edges.len());
+        for edge in &edges {
+            match self.forwarding_destination(edge.block) {
+                Some(dest) => finals.push((dest, true)),
+                None => finals.push((edge.clone(), false)),
+            }
+        }
+        if !finals.iter().any(|&(_, retargeted)| retargeted) {
+            return false;
+        }
+        // Targets the terminator would enter with different arguments: leave every edge
+        // into them as it is (the original edges were consistent, and a subset of
+        // agreeing edges still agrees).
+        self.epoch += 1;
+        let epoch = self.epoch;
+        for (index, (edge, _)) in finals.iter().enumerate() {
+            let target = edge.block;
+            if self.target_stamp[target] != epoch {
+                self.target_stamp[target] = epoch;
+                self.first_edge[target] = index as u32;
+                self.conflict_stamp[target] = 0;
+            } else {
+                let first = &finals[self.first_edge[target] as usize].0;
+                if !same_edge(self.func, first, edge) {
+                    self.conflict_stamp[target] = epoch;
                 }
             }
         }
-        for &pred in &preds {
-            let Some(pred_term) = self.terminator(pred) else {
-                continue;
-            };
-            let mut retargeted = 0;
-            for edge in self.func.dfg.inst_mut(pred_term).payload.edges_mut() {
-                if edge.block == block {
-                    *edge = forward.clone();
-                    retargeted += 1;
+        // Conflicting arguments that are block parameters may agree after a merge.
+        let conflicting: Vec<Value> = finals
+            .iter()
+            .filter(|(edge, _)| self.conflict_stamp[edge.block] == epoch)
+            .flat_map(|(edge, _)| edge.args.iter().copied())
+            .collect();
+        self.watch_parameters(block, conflicting);
+        let mut bypassed: Vec<(Block, Block)> = Vec::new();
+        {
+            let payload = &mut self.func.dfg.inst_mut(term).payload;
+            for ((edge, (dest, retargeted)), old) in
+                payload.edges_mut().into_iter().zip(finals).zip(&edges)
+            {
+                if retargeted && self.conflict_stamp[dest.block] != epoch {
+                    bypassed.push((old.block, dest.block));
+                    *edge = dest;
                 }
             }
-            self.edge_count[forward.block] += retargeted;
-            self.pred_candidates[forward.block].push(pred);
-            self.push(pred);
         }
-        self.edge_count[block] = 0;
-        self.remove_block(block);
-        self.info.threaded_empty_block_count += 1;
+        for &(forwarder, dest) in &bypassed {
+            if !self.threaded[forwarder] {
+                self.threaded[forwarder] = true;
+                self.info.threaded_empty_block_count += 1;
+            }
+            self.edge_count[dest] += 1;
+            self.pred_candidates[dest].push(block);
+            self.drop_edge(forwarder);
+        }
+        !bypassed.is_empty()
+    }
+
+    /// Revisit `block` when one of `values` that is a block parameter becomes an alias.
+    fn watch_parameters(&mut self, block: Block, values: Vec<Value>) {
+        for value in values {
+            let value = self.func.resolve(value);
+            if matches!(self.func.dfg.value_def(value), ValueDef::Param(..)) {
+                let list = &mut self.watchers[value];
+                if list.last() != Some(&block) {
+                    list.push(block);
+                }
+            }
+        }
+    }
+
+    /// `param` just became an alias: revisit the blocks watching it, and let them watch
+    /// what it now resolves to when that is a parameter too.
+    fn wake_watchers(&mut self, param: Value) {
+        let watchers = std::mem::take(&mut self.watchers[param]);
+        if watchers.is_empty() {
+            return;
+        }
+        for &block in &watchers {
+            self.push(block);
+        }
+        let target = self.func.resolve(param);
+        if target != param && matches!(self.func.dfg.value_def(target), ValueDef::Param(..)) {
+            self.watchers[target].extend(watchers);
+        }
     }
 
     fn is_annotated(&self, inst: Inst) -> bool {
@@ -578,6 +704,8 @@ mod tests {
         let report = verify_module(&module, &reachable_only());
         assert!(report.succeeded(), "{report}\n{after}");
         assert_eq!(info.changed(), before != after, "{info:?}\n{after}");
+        let again = run_on_module(&mut module);
+        assert!(!again.changed(), "second run: {again:?}\n{after}");
         (info, after)
     }
 
@@ -664,6 +792,46 @@ block1:
 ");
         // block1 loops on itself: it is neither merged (it enters itself) nor threaded.
         assert!(!info.changed());
+    }
+
+    #[test]
+    fn long_chains_and_wide_switches_stay_linear() {
+        // 20,000 blocks in a straight line, each passing a value on; then a switch_br with
+        // 2,000 cases into empty forwarding blocks. Quadratic behaviour would take
+        // minutes in a debug build; this takes well under a second.
+        let n = 20_000;
+        let mut text =
+            String::from("const c0: i32 = 1\ncallable @f(i32) -> i32 {\nblock0(v0: i32):\n");
+        for i in 1..=n {
+            text.push_str(&format!(
+                "    br block{i}(v{})\nblock{i}(v{}: i32):\n",
+                2 * i - 2,
+                2 * i - 1
+            ));
+            text.push_str(&format!("    v{}: i32 = add v{}, c0\n", 2 * i, 2 * i - 1));
+        }
+        text.push_str(&format!("    return v{}\n}}\n", 2 * n));
+        let cases = 2_000;
+        text.push_str("callable @g(i32) -> i32 {\nblock0(v0: i32):\n    switch_br v0, [");
+        let labels: Vec<String> = (1..=cases).map(|i| format!("{i}: block{i}")).collect();
+        text.push_str(&labels.join(", "));
+        text.push_str(&format!("], default block{}(v0)\n", cases + 1));
+        for i in 1..=cases {
+            text.push_str(&format!("block{i}:\n    br block{}(v0)\n", cases + 1));
+        }
+        text.push_str(&format!(
+            "block{}(v1: i32):\n    return v1\n}}\n",
+            cases + 1
+        ));
+        let start = std::time::Instant::now();
+        let (info, out) = run(&text);
+        // Once every case is threaded, the switch_br's edges are all identical: it folds,
+        // and @g's return block merges into its entry too.
+        assert_eq!(info.merged_straight_line_count, n as u64 + 1);
+        assert_eq!(info.threaded_empty_block_count, cases as u64);
+        assert_eq!(info.folded_switch_count, 1);
+        assert!(out.contains(&format!("return v{}", 2 * n)));
+        assert!(start.elapsed().as_secs() < 20, "took {:?}", start.elapsed());
     }
 
     #[test]

@@ -28,9 +28,9 @@
 //! (or is `P`, and edge arguments are used at the end of their source block). So `a` is
 //! still available on the retargeted edge `P -> T(a)`. Retargeting also preserves every
 //! other dominance relation: each new path `... P -> T ...` is an old path with `F`
-//! deleted, and `F` defines nothing. Unreachable blocks are removed before the worklist
-//! runs, so `F` is reachable whenever it is threaded (and for unreachable predecessors
-//! dominance is not checked).
+//! deleted, and `F` defines nothing. If `F` is unreachable (it can become so while the
+//! worklist runs), so are all its predecessors: their uses are not dominance-checked, and
+//! they are removed before the pass ends.
 //!
 //! Threading works per terminator, in one pass over its edges, and skips every edge into
 //! a target the terminator would then enter with different arguments (`T` having
@@ -40,6 +40,19 @@
 //! blocks (an empty infinite loop) is left alone instead of bouncing edges around it. An
 //! edge that is a predecessor's `br` and the only edge into `F` is left to chain merging,
 //! which runs first and produces the same code (the counters then say "merged").
+//!
+//! ## The worklist
+//!
+//! Every block is visited once in layout order (first in, first out); a visit folds,
+//! merges and threads the block's own terminator until nothing applies. A block is visited
+//! again only when something it depends on changed: its incoming edge count dropped (to
+//! zero it is removed, to one its predecessor may absorb it), a successor's terminator
+//! changed (the successor may have become, or stopped being, an empty forwarding block),
+//! a merge moved new successors under it, or a merge turned a block parameter its
+//! terminator reads into an alias (a condition may now be constant, arguments may now
+//! agree). For the last, a terminator that could not fold or thread because of a block
+//! parameter *watches* that parameter. Incoming edge counts are maintained exactly;
+//! predecessor lists are kept lazily and validated on use.
 //!
 //! ## Why merging and folding keep SSA valid
 //!

@@ -1,7 +1,8 @@
 //! Passes by name. The names are the kebab-case names `oxir opt --passes` takes.
 
 use crate::passes::{
-    dead_arg_elim, hoist_allocas, inline, mem2reg, reg2mem, unused_callable_removal,
+    dce, dead_arg_elim, hoist_allocas, inline, mem2reg, reg2mem, simplify_cfg,
+    unused_callable_removal,
 };
 use crate::pipeline::{PassFn, PassOutcome};
 use oxir_ir::Module;
@@ -29,6 +30,8 @@ macro_rules! registry {
 }
 
 registry! {
+    "simplify-cfg" => simplify_cfg::run_on_module,
+    "dce" => dce::run_on_module,
     "inline" => inline::run_on_module,
     "inline-all" => inline::run_all_on_module,
     "hoist-allocas" => hoist_allocas::run_on_module,

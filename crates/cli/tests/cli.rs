@@ -170,3 +170,66 @@ fn damaged_fixtures_exit_0_or_1_never_101() {
         "most damage must be detected: {rejected} rejected, {accepted} accepted"
     );
 }
+
+#[test]
+fn opt_runs_passes_and_reports_stats() {
+    let dir = std::env::temp_dir().join(format!("oxir-cli-opt-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let input = dir.join("diamond.oxir");
+    std::fs::write(
+        &input,
+        "const c0: i32 = 1\nconst c1: i32 = 2\ncallable @f(bool) -> i32 {\nblock0(v0: bool):\n    v1: ptr<function, i32> = alloca\n    cond_br v0, block1, block2\nblock1:\n    store v1, c0\n    br block3\nblock2:\n    store v1, c1\n    br block3\nblock3:\n    v2: i32 = load v1\n    return v2\n}\n",
+    )
+    .unwrap();
+    let output = dir.join("out.oxir");
+    let out = oxir(&[
+        "opt",
+        input.to_str().unwrap(),
+        "--passes",
+        "mem2reg,dce",
+        "--stats",
+        "-o",
+        output.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = std::fs::read_to_string(&output).unwrap();
+    assert!(
+        !text.contains("alloca") && !text.contains("load"),
+        "promoted:\n{text}"
+    );
+    assert!(
+        text.contains("block3(v"),
+        "the join block gets a parameter:\n{text}"
+    );
+    let err = stderr(&out);
+    assert!(
+        err.contains("mem2reg") && err.contains("promoted_alloca_count: 1"),
+        "{err}"
+    );
+
+    // Unknown passes and pipelines are usage errors.
+    assert_eq!(
+        oxir(&["opt", input.to_str().unwrap(), "--passes", "bogus"])
+            .status
+            .code(),
+        Some(2)
+    );
+    assert_eq!(
+        oxir(&["opt", input.to_str().unwrap(), "--pipeline", "bogus"])
+            .status
+            .code(),
+        Some(2)
+    );
+    // An invalid input is rejected before any pass runs.
+    let bad = dir.join("bad.oxir");
+    std::fs::write(&bad, "callable @f() {\nblock0:\n    br block1\n}\n").unwrap();
+    assert_eq!(
+        oxir(&["opt", bad.to_str().unwrap(), "--passes", "dce"])
+            .status
+            .code(),
+        Some(1)
+    );
+    let listed = oxir(&["opt", "--list"]);
+    assert_eq!(listed.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&listed.stdout).contains("mem2reg"));
+}

@@ -10,7 +10,7 @@ use crate::diagnostics::{report_parse_error, report_verifier_errors, Failure};
 use oxir_ir::printer::{print_module, View};
 use oxir_ir::verifier::verify_module;
 use oxir_ir::Module;
-use oxir_naga::{CompileError, GlslStage, LowerOptions, ShaderSource};
+use oxir_naga::{CompileError, GlslStage, LowerError, LowerOptions, ShaderSource};
 use std::path::Path;
 
 /// What an input file holds.
@@ -135,33 +135,22 @@ pub fn compile(
                 report(input, source, &CompileError::Frontend(e));
                 Failure::Rejected
             })?;
-            if let Some(wanted) = &entry {
-                if !shader.module.entry_points.iter().any(|e| e.name == *wanted) {
-                    let names: Vec<&str> = shader
-                        .module
-                        .entry_points
-                        .iter()
-                        .map(|e| e.name.as_str())
-                        .collect();
-                    return Err(Failure::Usage(format!(
-                        "{name}: no entry point `{wanted}` (entry points: {})",
-                        if names.is_empty() {
-                            "none".into()
-                        } else {
-                            names.join(", ")
-                        }
-                    )));
+            let options = LowerOptions { entry_point: entry };
+            match oxir_naga::lower_with_options(&shader.module, &shader.info, &options) {
+                Ok(module) => module,
+                // A wrong `--entry` is a usage error.
+                Err(e @ LowerError::NoSuchEntryPoint { .. }) => {
+                    return Err(Failure::Usage(format!("{name}: {e}")))
+                }
+                Err(e) => {
+                    report(
+                        input,
+                        source,
+                        &CompileError::Lower(e.located(source.text())),
+                    );
+                    return Err(Failure::Rejected);
                 }
             }
-            let options = LowerOptions { entry_point: entry };
-            oxir_naga::lower_with_options(&shader.module, &shader.info, &options).map_err(|e| {
-                report(
-                    input,
-                    source,
-                    &CompileError::Lower(e.located(source.text())),
-                );
-                Failure::Rejected
-            })?
         }
     };
     let report = verify_module(&module, &oxir_naga::verifier_options());

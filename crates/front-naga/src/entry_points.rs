@@ -33,7 +33,9 @@
 //! Outputs: `position` (not `@invariant`), `frag_depth` and `sample_mask` become bound
 //! results. Every other built-in (clip and cull distances, point size and coordinate,
 //! view and draw index, barycentrics, subgroup ids, mesh and ray-tracing built-ins) is
-//! refused. Locations keep their number and interpolation (`perspective`, `linear`,
+//! refused. Locations keep their number, and vertex outputs and fragment inputs their
+//! interpolation (naga gives every location a default; elsewhere it is dropped):
+//! (`perspective`, `linear`,
 //! `flat`; sampling `center`, `centroid`, `sample`; naga's flat-only samplings `first`
 //! and `either` map to `center`, which flat interpolation ignores); per-vertex
 //! interpolation, dual-source blending (`blend_src`) and per-primitive values are refused.
@@ -203,6 +205,17 @@ fn location(binding: &Binding, span: Span) -> Result<Option<StageBinding>> {
     }
 }
 
+/// `binding` without its interpolation unless `keep`.
+fn keep_interpolation(binding: StageBinding, keep: bool) -> StageBinding {
+    match binding {
+        StageBinding::Location { location, .. } if !keep => StageBinding::Location {
+            location,
+            interpolation: None,
+        },
+        other => other,
+    }
+}
+
 /// The function kind, signature and argument/result mapping of `entry`.
 pub(crate) fn entry_interface(
     m: &mut ModuleLowerer<'_>,
@@ -240,6 +253,10 @@ pub(crate) fn entry_interface(
     }
     let stage = entry.stage;
     let mut signature = Signature::default();
+    // Interpolation means something only between the vertex and fragment stages; naga's
+    // front-ends give every location a default, which is dropped elsewhere.
+    let interpolated_inputs = stage == ShaderStage::Fragment;
+    let interpolated_outputs = stage == ShaderStage::Vertex;
     let input = |signature: &mut Signature, binding: &Binding, ty: Type| -> Result<Input> {
         let bound = match binding {
             Binding::BuiltIn(builtin) => input_builtin(*builtin, stage, span)?,
@@ -247,7 +264,7 @@ pub(crate) fn entry_interface(
                 let Some(location) = location(binding, span)? else {
                     return Err(LowerError::internal("location expected", span));
                 };
-                BoundInput::Param(location)
+                BoundInput::Param(keep_interpolation(location, interpolated_inputs))
             }
         };
         Ok(match bound {
@@ -292,7 +309,7 @@ pub(crate) fn entry_interface(
         let binding = match binding {
             Binding::BuiltIn(builtin) => output_builtin(*builtin, span)?,
             Binding::Location { .. } => match location(binding, span)? {
-                Some(location) => location,
+                Some(location) => keep_interpolation(location, interpolated_outputs),
                 None => return Err(LowerError::internal("location expected", span)),
             },
         };

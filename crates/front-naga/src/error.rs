@@ -79,6 +79,12 @@ pub enum LowerError {
         position: SourcePosition,
         function: Option<String>,
     },
+    /// [`crate::LowerOptions::entry_point`] names no entry point of the module.
+    NoSuchEntryPoint {
+        name: String,
+        /// The entry points the module has.
+        available: Vec<String>,
+    },
 }
 
 impl LowerError {
@@ -109,13 +115,33 @@ impl LowerError {
     pub fn feature(&self) -> Option<&str> {
         match self {
             LowerError::Unsupported { feature, .. } => Some(feature),
-            LowerError::Internal { .. } => None,
+            LowerError::Internal { .. } | LowerError::NoSuchEntryPoint { .. } => None,
+        }
+    }
+
+    /// Span, position and function of the errors that have them.
+    fn place_mut(&mut self) -> Option<(&mut Span, &mut SourcePosition, &mut Option<String>)> {
+        match self {
+            LowerError::Unsupported {
+                span,
+                position,
+                function,
+                ..
+            }
+            | LowerError::Internal {
+                span,
+                position,
+                function,
+                ..
+            } => Some((span, position, function)),
+            LowerError::NoSuchEntryPoint { .. } => None,
         }
     }
 
     pub fn span(&self) -> Span {
         match self {
             LowerError::Unsupported { span, .. } | LowerError::Internal { span, .. } => *span,
+            LowerError::NoSuchEntryPoint { .. } => Span::UNDEFINED,
         }
     }
 
@@ -124,26 +150,23 @@ impl LowerError {
             LowerError::Unsupported { position, .. } | LowerError::Internal { position, .. } => {
                 position
             }
+            LowerError::NoSuchEntryPoint { .. } => &SourcePosition::Unknown,
         }
     }
 
     /// Names the function the error happened in, unless an inner function already did.
     pub(crate) fn in_function(mut self, name: &str) -> Self {
-        match &mut self {
-            LowerError::Unsupported { function, .. } | LowerError::Internal { function, .. } => {
-                function.get_or_insert_with(|| name.to_string());
-            }
+        if let Some((_, _, function)) = self.place_mut() {
+            function.get_or_insert_with(|| name.to_string());
         }
         self
     }
 
     /// Gives a span to an error that has none yet.
     pub(crate) fn or_span(mut self, fallback: Span) -> Self {
-        match &mut self {
-            LowerError::Unsupported { span, .. } | LowerError::Internal { span, .. } => {
-                if !span.is_defined() {
-                    *span = fallback;
-                }
+        if let Some((span, _, _)) = self.place_mut() {
+            if !span.is_defined() {
+                *span = fallback;
             }
         }
         self
@@ -167,10 +190,15 @@ impl LowerError {
             },
             (None, Some(range)) => SourcePosition::ByteOffset(range.start as u32),
         };
-        match &mut self {
-            LowerError::Unsupported { position, .. } | LowerError::Internal { position, .. } => {
-                *position = resolved;
-            }
+        if let Some((_, position, _)) = self.place_mut() {
+            *position = resolved;
+        }
+        self
+    }
+
+    fn unlocated(mut self) -> Self {
+        if let Some((_, position, _)) = self.place_mut() {
+            *position = SourcePosition::Unknown;
         }
         self
     }
@@ -181,17 +209,21 @@ impl LowerError {
         let located = self.clone().located(source);
         let mut out = match located.position() {
             SourcePosition::LineColumn { line, column } => {
-                format!("{path}:{line}:{column}: error: {located}\n")
+                let message = self.clone().unlocated();
+                format!("{path}:{line}:{column}: error: {message}\n")
             }
             _ => format!("{path}: error: {located}\n"),
         };
         if let Some((text, span)) = source.and_then(|t| span_in(self.span(), t).map(|s| (t, s))) {
             let label = match self {
                 LowerError::Unsupported { .. } => "not supported by oxir",
-                LowerError::Internal { .. } => "while lowering this",
+                LowerError::Internal { .. } | LowerError::NoSuchEntryPoint { .. } => {
+                    "while lowering this"
+                }
             };
-            let with_span =
-                naga::WithSpan::new(Message(located.to_string())).with_span(span, label);
+            // The snippet's header says where; its message need not.
+            let message = self.clone().unlocated().to_string();
+            let with_span = naga::WithSpan::new(Message(message)).with_span(span, label);
             out.push_str(&with_span.emit_to_string_with_path(text, path));
         }
         out
@@ -201,6 +233,13 @@ impl LowerError {
 impl fmt::Display for LowerError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let (prefix, what, position, function) = match self {
+            LowerError::NoSuchEntryPoint { name, available } => {
+                let available = match available.is_empty() {
+                    true => "none".to_string(),
+                    false => available.join(", "),
+                };
+                return write!(f, "no entry point `{name}` (entry points: {available})");
+            }
             LowerError::Unsupported {
                 feature,
                 position,

@@ -42,11 +42,7 @@ impl FunctionLowerer<'_, '_> {
         let span = self.function.expressions.get_span(handle);
         match self.function.expressions[handle] {
             Expression::Literal(_) | Expression::Constant(_) | Expression::ZeroValue(_) => {
-                let arena = &self.function.expressions;
-                let mut consts = std::mem::take(&mut self.consts);
-                let constant = self.m.const_expression(arena, handle, &mut consts);
-                self.consts = consts;
-                match constant? {
+                match self.constant_of(handle)? {
                     Some(c) => Ok(self.const_value(c)),
                     None => Err(LowerError::internal("constant that is not constant", span)),
                 }
@@ -131,6 +127,7 @@ impl FunctionLowerer<'_, '_> {
                 depth_ref,
                 clamp_to_edge,
             } => self.lower_image_sample(crate::images::Sample {
+                span,
                 image,
                 sampler,
                 gather,

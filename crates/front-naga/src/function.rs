@@ -335,7 +335,7 @@ impl<'a, 'n> FunctionLowerer<'a, 'n> {
         self.scalar_const(scalar, bits)
     }
 
-    /// The constant `value` (converted to the scalar) splatted to the shape of `like`.
+    /// The constant `value` (converted to the scalar) in every lane of the shape of `like`.
     pub(crate) fn const_like(&mut self, like: Type, value: f64) -> Result<Value> {
         let Some((scalar, lanes)) = self.type_data(like).scalar_or_vector_elem() else {
             return Err(LowerError::internal(
@@ -349,10 +349,17 @@ impl<'a, 'n> FunctionLowerer<'a, 'n> {
             _ => self.scalar_const(scalar, value as i64 as u64),
         };
         if lanes == 1 {
-            Ok(lane)
-        } else {
-            self.op_typed(Opcode::Splat, &[lane], like)
+            return Ok(lane);
         }
+        let oxir_ir::ValueDef::Const(lane) = self.m.out.functions[self.func].dfg.value_def(lane)
+        else {
+            return self.op_typed(Opcode::Splat, &[lane], like);
+        };
+        let c = self
+            .m
+            .out
+            .const_composite(like, vec![lane; usize::from(lanes)]);
+        Ok(self.const_value(c))
     }
 
     /// `value` splatted to vector type `like` when it is a scalar and `like` a vector.
@@ -407,6 +414,16 @@ impl<'a, 'n> FunctionLowerer<'a, 'n> {
         }
     }
 
+    /// Expression `handle` as an interned constant, when it is a constant form.
+    pub(crate) fn constant_of(&mut self, handle: Handle<Expression>) -> Result<Option<Const>> {
+        let span = self.function.expressions.get_span(handle);
+        let arena = &self.function.expressions;
+        let mut consts = std::mem::take(&mut self.consts);
+        let constant = self.m.const_expression(arena, handle, &mut consts);
+        self.consts = consts;
+        constant.map_err(|e| e.or_span(span))
+    }
+
     /// The value of expression `handle` at the current point (see the module docs).
     pub(crate) fn value_of(&mut self, handle: Handle<Expression>) -> Result<Value> {
         if let Some(value) = self.values[handle.index()] {
@@ -452,11 +469,7 @@ impl<'a, 'n> FunctionLowerer<'a, 'n> {
         }
         // Constant forms can be used anywhere (local initializers in the entry block are
         // constants even when an `Emit` also covers them).
-        let arena = &self.function.expressions;
-        let mut consts = std::mem::take(&mut self.consts);
-        let constant = self.m.const_expression(arena, handle, &mut consts);
-        self.consts = consts;
-        match constant.map_err(|e| e.or_span(span))? {
+        match self.constant_of(handle)? {
             Some(c) => Ok(self.const_value(c)),
             None if self.emitted[handle.index()] => Err(LowerError::internal(
                 format!(
@@ -484,7 +497,11 @@ impl<'a, 'n> FunctionLowerer<'a, 'n> {
                 continue;
             }
             let span = self.function.expressions.get_span(handle);
-            let value = self.lower_expression(handle).map_err(|e| e.or_span(span))?;
+            // Constant forms (`vec3<f32>(0.0)`, say) are constants even when emitted.
+            let value = match self.constant_of(handle)? {
+                Some(c) => self.const_value(c),
+                None => self.lower_expression(handle).map_err(|e| e.or_span(span))?,
+            };
             self.values[handle.index()] = Some(value);
             if let Some(name) = self.function.named_expressions.get(&handle) {
                 let def = self.m.out.functions[self.func].dfg.value_def(value);

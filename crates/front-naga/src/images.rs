@@ -22,6 +22,8 @@ use oxir_ir::{Opcode, Payload, Scalar, TypeData, Value};
 
 /// The operands of naga's `ImageSample`.
 pub(crate) struct Sample {
+    /// The span of the `ImageSample` expression.
+    pub span: naga::Span,
     pub image: Handle<Expression>,
     pub sampler: Handle<Expression>,
     pub gather: Option<SwizzleComponent>,
@@ -65,7 +67,7 @@ impl FunctionLowerer<'_, '_> {
     }
 
     pub(crate) fn lower_image_sample(&mut self, sample: Sample) -> Result<Value> {
-        let span = self.function.expressions.get_span(sample.coordinate);
+        let span = sample.span;
         if sample.gather.is_some() {
             return Err(LowerError::unsupported("texture gather", span));
         }

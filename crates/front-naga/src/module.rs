@@ -8,7 +8,8 @@
 //!   does not refuse the module.
 //! - **Names**: entry points first, then globals, then functions, each sanitized to
 //!   `[A-Za-z_][A-Za-z0-9_]*` and made unique (globals and functions share oxir's
-//!   namespace) with a `.N` suffix; unnamed items are `globalN` / `functionN`.
+//!   namespace) with a `.N` suffix; unnamed items are `globalN` / `functionN` (an unnamed
+//!   global whose type has a name, such as a GLSL block, takes the type's name).
 //! - **Globals**: `private` and `workgroup` globals without an initializer get `zero`
 //!   (WGSL zero-initializes both; for GLSL and SPIR-V, where they are undefined, zero is
 //!   one valid value). Buffer globals keep naga's layout, checked against the binding's
@@ -55,8 +56,8 @@ pub fn lower(module: &naga::Module, info: &ModuleInfo) -> Result<Module> {
     lower_with_options(module, info, &LowerOptions::default())
 }
 
-/// Lowers the entry points `options` selects. An unknown entry-point name is an
-/// `unsupported:` error listing the names there are.
+/// Lowers the entry points `options` selects ([`LowerError::NoSuchEntryPoint`] when it
+/// names none).
 pub fn lower_with_options(
     module: &naga::Module,
     info: &ModuleInfo,
@@ -71,22 +72,10 @@ pub fn lower_with_options(
         })
         .collect();
     if let (Some(name), true) = (&options.entry_point, selected.is_empty()) {
-        let names: Vec<&str> = module
-            .entry_points
-            .iter()
-            .map(|e| e.name.as_str())
-            .collect();
-        return Err(LowerError::unsupported(
-            format!(
-                "entry point `{name}` does not exist (the module has: {})",
-                if names.is_empty() {
-                    "none".to_string()
-                } else {
-                    names.join(", ")
-                }
-            ),
-            Span::UNDEFINED,
-        ));
+        return Err(LowerError::NoSuchEntryPoint {
+            name: name.clone(),
+            available: module.entry_points.iter().map(|e| e.name.clone()).collect(),
+        });
     }
     let mut lowerer = ModuleLowerer::new(module, info)?;
     lowerer.run(&selected)?;
@@ -197,7 +186,11 @@ impl<'n> ModuleLowerer<'n> {
         let global_names = naga
             .global_variables
             .iter()
-            .map(|(h, g)| namer.name(g.name.as_deref(), format!("global{}", h.index())))
+            .map(|(h, g)| {
+                // GLSL's anonymous blocks have no variable name, only a block (type) name.
+                let wanted = g.name.as_deref().or(naga.types[g.ty].name.as_deref());
+                namer.name(wanted, format!("global{}", h.index()))
+            })
             .collect();
         let function_names = naga
             .functions

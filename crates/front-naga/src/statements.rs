@@ -15,7 +15,7 @@
 //! | `Break` / `Continue` | `break` to the innermost loop or switch merge / `continue` to the innermost loop's update block |
 //! | `Return` | `return` (entry points: one value per flattened result member) |
 //! | `Kill` | `discard` |
-//! | `ControlBarrier` | `workgroup_barrier` (workgroup memory or no memory flags) and/or `storage_barrier`; texture and subgroup barriers are refused |
+//! | `ControlBarrier` | `workgroup_barrier` (workgroup memory or no memory flags) and/or `storage_barrier` (storage buffers and textures); a subgroup-only barrier is refused |
 //! | `MemoryBarrier` | dropped when the next statement is a `ControlBarrier` covering its flags (GLSL's `memoryBarrierShared(); barrier();`); refused otherwise, since oxir has no memory-only barrier |
 //! | `Store` | `store`, or `atomic_store` through a pointer to an atomic |
 //! | `ImageStore` | `texture_store` |
@@ -192,10 +192,19 @@ impl<'n> FunctionLowerer<'_, 'n> {
                 "subgroup operation (broadcast or shuffle)",
                 self.span,
             )),
-            Statement::SubgroupCollectiveOperation { op, .. } => Err(LowerError::unsupported(
-                format!("subgroup operation `{}`", format!("{op:?}").to_lowercase()),
-                self.span,
-            )),
+            Statement::SubgroupCollectiveOperation {
+                op, collective_op, ..
+            } => {
+                let scan = match collective_op {
+                    naga::CollectiveOperation::Reduce => "",
+                    naga::CollectiveOperation::InclusiveScan => "Inclusive",
+                    naga::CollectiveOperation::ExclusiveScan => "Exclusive",
+                };
+                Err(LowerError::unsupported(
+                    format!("subgroup operation `subgroup{scan}{op:?}`"),
+                    self.span,
+                ))
+            }
             Statement::CooperativeStore { .. } => Err(LowerError::unsupported(
                 "cooperative matrix store",
                 self.span,
@@ -431,17 +440,20 @@ impl<'n> FunctionLowerer<'_, 'n> {
         self.terminate(Opcode::Return, &values, Payload::None)
     }
 
+    /// `WORK_GROUP` (or no memory flag) is `workgroup_barrier`; `STORAGE` and `TEXTURE`
+    /// are `storage_barrier` (oxir's storage memory covers storage textures); `SUB_GROUP`
+    /// is subsumed by a workgroup execution barrier and refused on its own
+    /// (`subgroupBarrier`). naga lowers GLSL's `barrier()` to all four flags.
     fn lower_control_barrier(&mut self, flags: Barrier) -> Result<()> {
-        if flags.contains(Barrier::SUB_GROUP) {
+        let storage = flags.intersects(Barrier::STORAGE | Barrier::TEXTURE);
+        let workgroup = flags.contains(Barrier::WORK_GROUP);
+        if flags.contains(Barrier::SUB_GROUP) && !workgroup && !storage {
             return Err(LowerError::unsupported("subgroup barrier", self.span));
         }
-        if flags.contains(Barrier::TEXTURE) {
-            return Err(LowerError::unsupported("texture barrier", self.span));
-        }
-        if flags.contains(Barrier::STORAGE) {
+        if storage {
             self.ins(Opcode::StorageBarrier, &[], Payload::None, None)?;
         }
-        if flags.contains(Barrier::WORK_GROUP) || !flags.contains(Barrier::STORAGE) {
+        if workgroup || !storage {
             self.ins(Opcode::WorkgroupBarrier, &[], Payload::None, None)?;
         }
         Ok(())

@@ -7,7 +7,7 @@
 //! | `Atomic(T)` | `T`: oxir atomics act on plain integer pointers |
 //! | `Pointer { base, space }`, `ValuePointer` | `ptr<space, T>` |
 //! | `Array { size: Constant(n) }` / `Dynamic` | `array<T, n>` / `array<T>` (override-sized: refused) |
-//! | `Struct` | a struct with naga's name (or `StructN`) and member names (or `mN`); explicit member offsets exactly when the struct is *host-shared* (reachable from a storage, uniform or immediate global), so buffer layouts stay naga's while back-ends place private structs by their own rules |
+//! | `Struct` | a struct with naga's name (or `StructN`) and member names (or `mN`); explicit member offsets exactly when the struct is *host-shared* (reachable from a storage, uniform or immediate global), so buffer layouts stay naga's while back-ends place private structs by their own rules; a host-shared struct that naga sizes beyond its members' natural alignment (WGSL `@align`) gets the explicit `align` that reproduces naga's size |
 //! | `Image` sampled / depth / storage | `texture_*<f32|i32|u32|depth>` / `texture_storage_*<format, access>` (external textures and other texel formats: refused) |
 //! | `Sampler { comparison }` | `sampler` / `sampler_comparison` |
 //! | acceleration structures, ray queries, binding arrays, cooperative matrices | refused |
@@ -26,7 +26,7 @@
 use crate::error::{LowerError, Result};
 use crate::module::ModuleLowerer;
 use naga::{Handle, Span, TypeInner};
-use oxir_ir::data_layout::{layout_of, LayoutRules};
+use oxir_ir::data_layout::{align_of, layout_of, LayoutRules};
 use oxir_ir::types::{
     SampledKind, StructMember, StructType, TexelFormat, TextureDim, TextureShape,
 };
@@ -201,10 +201,15 @@ impl ModuleLowerer<'_> {
                     .name
                     .as_deref()
                     .map_or(fallback.clone(), |n| sanitize(n, &fallback));
+                let align = if host_shared {
+                    self.struct_align(handle, &out_members)
+                } else {
+                    None
+                };
                 self.out.types.declare_struct(StructType {
                     name,
                     members: out_members,
-                    align: None,
+                    align,
                 })
             }
             inner => {
@@ -214,6 +219,39 @@ impl ModuleLowerer<'_> {
         };
         self.types[handle.index()] = Some(ty);
         Ok(ty)
+    }
+
+    /// The explicit alignment a host-shared struct needs so that the layout rules give
+    /// it naga's size. WGSL's `@align(N)` on a member raises the struct's alignment and so
+    /// its size (`roundUp(align, end)`), but naga keeps only the resulting offsets and
+    /// size; the smallest power of two that rounds the members' end up to naga's size
+    /// restores it. `None` when the natural alignment already gives naga's size.
+    fn struct_align(&self, handle: Handle<naga::Type>, members: &[StructMember]) -> Option<u32> {
+        let TypeInner::Struct {
+            members: naga_members,
+            span,
+        } = &self.naga.types[handle].inner
+        else {
+            return None;
+        };
+        let types = &self.out.types;
+        let natural = members
+            .iter()
+            .map(|m| align_of(types, m.ty, LayoutRules::Std430).unwrap_or(1))
+            .max()
+            .unwrap_or(1);
+        let naga_align = self.layouter[handle].alignment.round_up(1);
+        let (last, last_naga) = (members.last()?, naga_members.last()?);
+        let last_size = layout_of(types, last.ty, LayoutRules::Std430).ok()?.size;
+        let end = last_naga.offset.checked_add(last_size)?;
+        let round = |x: u32, a: u32| x.div_ceil(a) * a;
+        if round(end, natural.max(naga_align)) == *span {
+            return (naga_align > natural).then_some(naga_align);
+        }
+        (0..=8)
+            .map(|k| 1u32 << k)
+            .filter(|&a| a > natural)
+            .find(|&a| round(end, a) == *span)
     }
 
     /// The oxir type of a naga type given by value (expression type resolutions).

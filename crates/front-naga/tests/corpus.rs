@@ -93,14 +93,16 @@ fn run(path: &Path) -> Outcome {
                     let located = !matches!(error.position(), SourcePosition::Unknown);
                     if !message.starts_with("unsupported: ") {
                         Outcome::Failed(format!("refusal without the prefix: {message}"))
-                    } else if !located && !feature.contains("entry point") {
+                    } else if !located {
                         // A refusal must say where; report it so it gets a span.
                         Outcome::Failed(format!("refusal without a location: {message}"))
                     } else {
                         Outcome::Refused(feature.clone())
                     }
                 }
-                LowerError::Internal { .. } => Outcome::Failed(message),
+                LowerError::Internal { .. } | LowerError::NoSuchEntryPoint { .. } => {
+                    Outcome::Failed(message)
+                }
             }
         }
     }

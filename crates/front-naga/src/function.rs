@@ -38,6 +38,7 @@ use oxir_ir::builder::FunctionBuilder;
 use oxir_ir::{
     AddressSpace, Block, Const, Func, Inst, Opcode, Payload, Scalar, Type, TypeData, Value,
 };
+use std::collections::HashMap;
 
 /// A structured construct that `break` / `continue` can leave.
 #[derive(Copy, Clone, Debug)]
@@ -71,6 +72,9 @@ pub(crate) struct FunctionLowerer<'a, 'n> {
     pub constructs: Vec<Construct>,
     /// The span of the statement being lowered, for errors of expressions without one.
     pub span: Span,
+    /// While lowering a `continuing` block: body values read from their spill slots
+    /// ([`crate::loops`]).
+    pub reloads: HashMap<Handle<Expression>, Value>,
 }
 
 impl<'a, 'n> FunctionLowerer<'a, 'n> {
@@ -105,6 +109,7 @@ impl<'a, 'n> FunctionLowerer<'a, 'n> {
             current: entry,
             constructs: Vec::new(),
             span: Span::UNDEFINED,
+            reloads: HashMap::new(),
         }
     }
 
@@ -426,6 +431,9 @@ impl<'a, 'n> FunctionLowerer<'a, 'n> {
 
     /// The value of expression `handle` at the current point (see the module docs).
     pub(crate) fn value_of(&mut self, handle: Handle<Expression>) -> Result<Value> {
+        if let Some(&slot) = self.reloads.get(&handle) {
+            return self.op(Opcode::Load, &[slot]);
+        }
         if let Some(value) = self.values[handle.index()] {
             return Ok(value);
         }
@@ -481,6 +489,42 @@ impl<'a, 'n> FunctionLowerer<'a, 'n> {
             )),
             None => self.lower_expression(handle),
         }
+    }
+
+    /// Stores the value of `handle` (just evaluated) into a new `zero`-initialized slot in
+    /// the entry block and returns the slot ([`crate::loops`]).
+    pub(crate) fn spill(&mut self, handle: Handle<Expression>) -> Result<Value> {
+        let span = self.function.expressions.get_span(handle);
+        let value = self.value_of(handle)?;
+        let ty = self.value_type(value);
+        if matches!(self.type_data(ty), TypeData::Pointer { .. }) {
+            return Err(LowerError::unsupported(
+                "pointer defined in a loop body after a `continue` and used in its \
+                 `continuing` block",
+                span,
+            ));
+        }
+        let entry = self.m.out.functions[self.func]
+            .entry_block()
+            .ok_or_else(|| LowerError::internal("function without an entry block", span))?;
+        let first = self.m.out.functions[self.func].layout.first_inst(entry);
+        let ptr = self.m.out.types.pointer(AddressSpace::Function, ty);
+        let zero = self.m.out.const_zero(ty);
+        let zero = self.const_value(zero);
+        let mut b = FunctionBuilder::new(&mut self.m.out, self.func);
+        match first {
+            Some(first) => b.insert_before(first),
+            None => b.switch_to_block(entry),
+        }
+        let internal = |e: oxir_ir::builder::BuildError| LowerError::internal(e.to_string(), span);
+        let (_, slot) = b
+            .try_ins(Opcode::Alloca, &[], Payload::None, Some(ptr))
+            .map_err(internal)?;
+        let slot = slot.ok_or_else(|| LowerError::internal("alloca without result", span))?;
+        b.try_ins(Opcode::Store, &[slot, zero], Payload::None, None)
+            .map_err(internal)?;
+        self.ins(Opcode::Store, &[slot, value], Payload::None, None)?;
+        Ok(slot)
     }
 
     /// Lowers `Emit(range)`: evaluates each expression now and caches its value.

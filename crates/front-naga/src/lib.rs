@@ -59,6 +59,7 @@ mod error;
 mod expressions;
 mod function;
 mod images;
+mod loops;
 mod math;
 mod module;
 mod packing;

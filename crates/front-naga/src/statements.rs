@@ -39,7 +39,8 @@
 //! parameter, `true` on entry (the `loop` edge's argument) and `not break_if` on the back
 //! edge, so the exit test stays in the prepare block where the contract puts it and no
 //! unstructured branch is needed. `M` is always reachable through `P`'s false edge, even
-//! for loops that only leave by `return`.
+//! for loops that only leave by `return`. A body value the `continuing` block reads is
+//! spilled to a local slot when a `continue` may skip its definition ([`crate::loops`]).
 //!
 //! **Switches.** Each naga case gets a block, except an empty case that falls through,
 //! whose labels go to the block of the next case (`case 1, 2:` in WGSL). A non-empty case
@@ -50,13 +51,24 @@
 
 use crate::error::{LowerError, Result};
 use crate::function::{Construct, FunctionLowerer};
+use crate::loops::{continues_loop, continuing_uses};
 use naga::{AtomicFunction, Barrier, Block as NagaBlock, Handle, Statement, SwitchValue};
 use oxir_ir::constants::canonical_scalar_bits;
 use oxir_ir::{Block, BlockCall, Opcode, Payload, SwitchTable, TypeData, Value};
+use std::collections::{HashMap, HashSet};
 
 impl<'n> FunctionLowerer<'_, 'n> {
     /// Lowers the statements of `block` in order, stopping once control cannot continue.
     pub(crate) fn lower_block(&mut self, block: &'n NagaBlock) -> Result<()> {
+        self.lower_statements(block, |_, _| Ok(()))
+    }
+
+    /// [`Self::lower_block`], calling `after` once each statement is lowered.
+    fn lower_statements(
+        &mut self,
+        block: &'n NagaBlock,
+        mut after: impl FnMut(&mut Self, &'n Statement) -> Result<()>,
+    ) -> Result<()> {
         for (i, (statement, span)) in block.span_iter().enumerate() {
             if self.current.is_none() {
                 break;
@@ -64,6 +76,7 @@ impl<'n> FunctionLowerer<'_, 'n> {
             self.span = *span;
             let next = block.get(i + 1);
             self.lower_statement(statement, next)
+                .and_then(|()| after(self, statement))
                 .map_err(|e| e.or_span(*span))?;
         }
         Ok(())
@@ -289,12 +302,31 @@ impl<'n> FunctionLowerer<'_, 'n> {
         };
         self.terminate(Opcode::CondBr, &[keep_going], payload)?;
 
+        // Body values `continuing` reads that a `continue` may skip are spilled (see
+        // `crate::loops`).
+        let uses = match continuing.is_empty() && break_if.is_none() {
+            true => HashSet::new(),
+            false => continuing_uses(self.function, continuing, break_if),
+        };
+        let mut reloads = HashMap::new();
+        let mut continued = false;
         self.constructs.push(Construct::Loop { update, merge });
-        let body_end = self.lower_region(body_block, body)?;
+        self.current = Some(body_block);
+        self.lower_statements(body, |this, statement| {
+            if let (true, Statement::Emit(range)) = (continued, statement) {
+                for handle in range.clone().filter(|h| uses.contains(h)) {
+                    reloads.insert(handle, this.spill(handle)?);
+                }
+            }
+            continued |= continues_loop(statement);
+            Ok(())
+        })?;
+        let body_end = self.current;
         self.branch(body_end, update)?;
         self.constructs.pop();
 
         // `continuing` may not leave the loop, so no construct is pushed for it.
+        let outer_reloads = std::mem::replace(&mut self.reloads, reloads);
         let update_end = self.lower_region(update, continuing)?;
         if let Some(end) = update_end {
             self.current = Some(end);
@@ -305,12 +337,10 @@ impl<'n> FunctionLowerer<'_, 'n> {
                 }
                 None => Vec::new(),
             };
-            self.terminate(
-                Opcode::Br,
-                &[],
-                Payload::Jump(BlockCall::with_args(prepare, &back_args)),
-            )?;
+            let payload = Payload::Jump(BlockCall::with_args(prepare, &back_args));
+            self.terminate(Opcode::Br, &[], payload)?;
         }
+        self.reloads = outer_reloads;
         self.current = Some(merge);
         Ok(())
     }

@@ -448,3 +448,60 @@ fn naga_names_are_kept() {
     assert!(text.contains("kernel @main()"), "{text}");
     assert!(text.contains("callable @main_2()"), "{text}");
 }
+
+#[test]
+fn a_continue_before_a_value_continuing_reads_spills_the_value() {
+    // WGSL forbids this program, naga accepts it: the `continue` skips `x`, which the
+    // `continuing` block reads. The value goes through a slot, so the module verifies.
+    let text = lower_wgsl(
+        "@group(0) @binding(0) var<storage, read_write> out: u32;
+         @compute @workgroup_size(1) fn main() {
+            var i = 0u;
+            loop {
+                if out > 3u { continue; }
+                let x = i * 2u;
+                continuing { i += x; break if x > 10u; }
+            }
+         }",
+    );
+    assert!(text.contains("ptr<function, u32> = alloca\n"), "{text}");
+}
+
+/// Parses `source` and replaces each `workgroupBarrier()` of its first entry point by
+/// `replacement` (naga's WGSL front-end makes no memory-only barriers; SPIR-V does).
+fn with_barriers_replaced(source: &str, replacement: &[naga::Statement]) -> Validated {
+    let mut shader = oxir_naga::parse_wgsl(source, "barrier.wgsl").unwrap();
+    let body = &mut shader.module.entry_points[0].function.body;
+    let mut rebuilt = naga::Block::new();
+    for (statement, span) in std::mem::take(body).span_into_iter() {
+        match statement {
+            Statement::ControlBarrier(_) => {
+                for new in replacement {
+                    rebuilt.push(new.clone(), span);
+                }
+            }
+            other => rebuilt.push(other, span),
+        }
+    }
+    *body = rebuilt;
+    oxir_naga::validate(shader.module, "barrier.wgsl", Some(source)).unwrap()
+}
+
+#[test]
+fn a_memory_barrier_before_a_covering_control_barrier_is_absorbed() {
+    let shader = with_barriers_replaced(
+        "var<workgroup> tile: array<u32, 4>;
+         @compute @workgroup_size(4) fn main(@builtin(local_invocation_index) i: u32) {
+            tile[i] = i;
+            workgroupBarrier();
+            tile[i] = tile[3u - i];
+         }",
+        &[
+            Statement::MemoryBarrier(naga::Barrier::WORK_GROUP),
+            Statement::ControlBarrier(naga::Barrier::WORK_GROUP),
+        ],
+    );
+    let module = oxir_naga::lower(&shader.module, &shader.info).unwrap();
+    let text = print_module(&module, View::Flat);
+    assert_eq!(text.matches("workgroup_barrier").count(), 1, "{text}");
+}

@@ -316,3 +316,35 @@ var<immediate> push: Push;
     let text = oxir_ir::printer::print_module(&module, oxir_ir::printer::View::Flat);
     assert!(text.contains("global @push: push_constant %Push"), "{text}");
 }
+
+#[test]
+fn memory_only_barriers() {
+    let source = "var<workgroup> tile: array<u32, 4>;
+@compute @workgroup_size(4) fn main(@builtin(local_invocation_index) i: u32) {
+    tile[i] = i;
+    workgroupBarrier();
+    tile[i] = tile[3u - i];
+}";
+    let mut shader = oxir_naga::parse_wgsl(source, "barrier.wgsl").unwrap();
+    let body = &mut shader.module.entry_points[0].function.body;
+    let mut rebuilt = naga::Block::new();
+    for (statement, span) in std::mem::take(body).span_into_iter() {
+        match statement {
+            naga::Statement::ControlBarrier(_) => rebuilt.push(
+                naga::Statement::MemoryBarrier(naga::Barrier::WORK_GROUP),
+                span,
+            ),
+            other => rebuilt.push(other, span),
+        }
+    }
+    *body = rebuilt;
+    let shader = oxir_naga::validate(shader.module, "barrier.wgsl", Some(source)).unwrap();
+    let error = oxir_naga::lower(&shader.module, &shader.info)
+        .unwrap_err()
+        .located(Some(source));
+    let message = error.to_string();
+    assert!(
+        message.starts_with("unsupported: memory barrier without an execution barrier at 4:5"),
+        "{message}"
+    );
+}

@@ -122,9 +122,13 @@ pub fn reflect(module: &naga::Module, info: &ModuleInfo) -> Reflection {
     let mut entry_points = Vec::new();
     for entry in &module.entry_points {
         let mut inputs = Vec::new();
+        // As in the lowering, interpolation is reported between vertex and fragment only.
+        let interpolated_inputs = entry.stage == ShaderStage::Fragment;
+        let interpolated_outputs = entry.stage == ShaderStage::Vertex;
         for argument in &entry.function.arguments {
             let name = argument.name.clone().unwrap_or_default();
             interface(
+                interpolated_inputs,
                 module,
                 &mut lowerer,
                 &name,
@@ -136,6 +140,7 @@ pub fn reflect(module: &naga::Module, info: &ModuleInfo) -> Reflection {
         let mut outputs = Vec::new();
         if let Some(result) = &entry.function.result {
             interface(
+                interpolated_outputs,
                 module,
                 &mut lowerer,
                 "",
@@ -282,6 +287,7 @@ fn type_name(
 }
 
 fn interface(
+    interpolated: bool,
     module: &naga::Module,
     lowerer: &mut ModuleLowerer<'_>,
     name: &str,
@@ -294,7 +300,12 @@ fn interface(
         Err(why) => why,
     };
     match binding {
-        Some(binding) => out.push(variable(name, spelled(type_name(lowerer, ty)), binding)),
+        Some(binding) => out.push(variable(
+            name,
+            spelled(type_name(lowerer, ty)),
+            binding,
+            interpolated,
+        )),
         None => {
             if let TypeInner::Struct { members, .. } = &module.types[ty].inner {
                 for member in members {
@@ -304,6 +315,7 @@ fn interface(
                             &member_name,
                             spelled(type_name(lowerer, member.ty)),
                             binding,
+                            interpolated,
                         ));
                     }
                 }
@@ -312,7 +324,7 @@ fn interface(
     }
 }
 
-fn variable(name: &str, ty: String, binding: &Binding) -> InterfaceVariable {
+fn variable(name: &str, ty: String, binding: &Binding, interpolated: bool) -> InterfaceVariable {
     let mut variable = InterfaceVariable {
         name: name.to_string(),
         ty,
@@ -330,8 +342,10 @@ fn variable(name: &str, ty: String, binding: &Binding) -> InterfaceVariable {
             ..
         } => {
             variable.location = Some(location);
-            variable.interpolation = interpolation.map(|i| format!("{i:?}").to_lowercase());
-            variable.sampling = sampling.map(|s| format!("{s:?}").to_lowercase());
+            if interpolated {
+                variable.interpolation = interpolation.map(|i| format!("{i:?}").to_lowercase());
+                variable.sampling = sampling.map(|s| format!("{s:?}").to_lowercase());
+            }
         }
     }
     variable

@@ -45,9 +45,11 @@ fn write(tag: &str, name: &str, text: &str) -> String {
 /// The module text verifies with every structural option the front-end promises.
 fn assert_verifies(text: &str) {
     let module = oxir_ir::parser::parse_module(text).unwrap_or_else(|e| panic!("{e:?}\n{text}"));
-    let mut options = oxir_ir::verifier::VerifierOptions::default();
-    options.require_unique_merge_blocks = true;
-    options.require_canonical_break_continue_targets = true;
+    let options = oxir_ir::verifier::VerifierOptions {
+        require_unique_merge_blocks: true,
+        require_canonical_break_continue_targets: true,
+        ..Default::default()
+    };
     let report = oxir_ir::verifier::verify_module(&module, &options);
     assert!(report.succeeded(), "{:#?}\n{text}", report.errors);
 }

@@ -42,13 +42,15 @@ impl ModuleLowerer<'_> {
         self.global_consts = cache;
         let span = arena.get_span(handle);
         result?.ok_or_else(|| {
-            LowerError::unsupported(
+            let feature = if mentions_override(arena, handle) {
+                "pipeline-overridable constant".to_string()
+            } else {
                 format!(
                     "constant expression `{}` that naga did not evaluate",
                     expression_name(&arena[handle])
-                ),
-                span,
-            )
+                )
+            };
+            LowerError::unsupported(feature, span)
         })
     }
 
@@ -219,6 +221,22 @@ impl ModuleLowerer<'_> {
         let elements = self.const_elements(base?)?;
         elements.get(usize::try_from(index?).ok()?).copied()
     }
+}
+
+/// Whether expression `handle` of `arena` depends on a pipeline-overridable constant.
+fn mentions_override(arena: &Arena<Expression>, handle: Handle<Expression>) -> bool {
+    let mut stack = vec![handle];
+    let mut seen = std::collections::HashSet::new();
+    while let Some(h) = stack.pop() {
+        if !seen.insert(h) {
+            continue;
+        }
+        if let Expression::Override(_) = arena[h] {
+            return true;
+        }
+        crate::loops::for_each_operand(&arena[h], |operand| stack.push(operand));
+    }
+    false
 }
 
 /// The variant name of a naga expression, for diagnostics.

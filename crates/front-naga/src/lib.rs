@@ -2,7 +2,7 @@
 //!
 //! naga parses and validates the shader ([`parse_wgsl`], [`parse_glsl`],
 //! [`parse_spirv`]); [`lower`] turns the validated `naga::Module` into an oxir module in
-//! the *structured* form; [`reflect`] describes its interface for the host.
+//! the *structured* form; [`reflect()`] describes its interface for the host.
 //!
 //! ```
 //! let source = "
@@ -24,17 +24,17 @@
 //!    ([`verifier_options`]); debug builds check this at the end of [`lower`].
 //! 2. Control flow is structured and follows the lowering contract of `docs/ir.md`:
 //!    naga's `If`, `Loop` and `Switch` become `if`, `loop` and `switch` with fresh merge
-//!    blocks ([`statements`] has the mapping, including loops with `break_if` and switch
+//!    blocks (`statements.rs` has the mapping, including loops with `break_if` and switch
 //!    fall-through). The only `cond_br` is the one ending each loop's prepare block.
 //! 3. Every entry point selected and every naga function it reaches is a function;
-//!    every global they use is a global ([`module`]); entry-point interfaces are
+//!    every global they use is a global (`module.rs`); entry-point interfaces are
 //!    flattened and built-ins become special registers where oxir has one
-//!    ([`entry_points`]).
-//! 4. Local variables are `alloca`s in the entry block, initialized there ([`function`]):
+//!    (`entry_points.rs`).
+//! 4. Local variables are `alloca`s in the entry block, initialized there (`function.rs`):
 //!    the module is ready for `mem2reg`. Values follow naga's `Emit` evaluation order.
 //! 5. Types keep naga's buffer layouts: host-shared structs carry naga's member offsets,
 //!    and a buffer whose layout std430 (storage, push constants) or std140 (uniform)
-//!    cannot express is refused ([`types`]).
+//!    cannot express is refused (`types.rs`).
 //!
 //! ## What is refused
 //!

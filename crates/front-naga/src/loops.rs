@@ -169,8 +169,25 @@ fn for_each_statement_operand(statement: &Statement, mut visit: impl FnMut(Handl
         }
         Statement::WorkGroupUniformLoad { pointer, .. } => visit(pointer),
         Statement::Call { ref arguments, .. } => arguments.iter().copied().for_each(visit),
-        // Everything else oxir refuses or that reads no expression.
-        _ => {}
+        Statement::RayQuery { query, .. } => visit(query),
+        Statement::SubgroupBallot { predicate, .. } => predicate.into_iter().for_each(visit),
+        Statement::SubgroupGather { argument, .. }
+        | Statement::SubgroupCollectiveOperation { argument, .. } => visit(argument),
+        Statement::CooperativeStore { target, data } => {
+            visit(target);
+            visit(data.pointer);
+            visit(data.stride);
+        }
+        // Reads no expression directly (nested blocks are walked separately), or is
+        // refused before its operands matter.
+        Statement::Emit(_)
+        | Statement::Block(_)
+        | Statement::Break
+        | Statement::Continue
+        | Statement::Kill
+        | Statement::ControlBarrier(_)
+        | Statement::MemoryBarrier(_)
+        | Statement::RayPipelineFunction(_) => {}
     }
 }
 

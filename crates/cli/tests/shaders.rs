@@ -295,3 +295,57 @@ fn reflect_reports_entry_points_bindings_and_sizes() {
         stdout(&out)
     );
 }
+
+/// The corpus through the binary: every file exits 0 with a module that verifies, or 1
+/// with naga's diagnostic (naga rejects it) or an `unsupported:` refusal; never 101.
+#[test]
+fn corpus_through_the_binary_exits_0_or_1() {
+    let repo = repo().canonicalize().unwrap();
+    let Some(corpus) = std::env::var_os("OXIR_CORPUS_DIR")
+        .map(PathBuf::from)
+        .or_else(|| {
+            repo.ancestors()
+                .map(|d| d.join("shared/corpus"))
+                .find(|d| d.is_dir())
+        })
+    else {
+        println!("SKIPPED: no shared/corpus");
+        return;
+    };
+    let mut files = Vec::new();
+    let mut dirs = vec![corpus.clone()];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if matches!(
+                path.extension().and_then(|e| e.to_str()),
+                Some("wgsl" | "vert" | "frag" | "comp" | "spv")
+            ) {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    let (mut compiled, mut refused, mut rejected) = (0, 0, 0);
+    for file in &files {
+        let out = oxir(&["compile", file.to_str().unwrap()]);
+        let err = stderr(&out);
+        match out.status.code() {
+            Some(0) => {
+                assert_verifies(&stdout(&out));
+                compiled += 1;
+            }
+            Some(1) if err.contains("error: unsupported: ") => refused += 1,
+            Some(1) => {
+                assert!(!err.contains("internal error"), "{}: {err}", file.display());
+                assert!(err.contains("error"), "{}: {err}", file.display());
+                rejected += 1;
+            }
+            other => panic!("{}: exit {other:?}\n{err}", file.display()),
+        }
+    }
+    println!("corpus via oxir compile: {compiled} compiled, {refused} refused, {rejected} rejected by naga");
+    assert!(compiled > refused, "{compiled} compiled, {refused} refused");
+}

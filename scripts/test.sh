@@ -30,4 +30,5 @@ cargo build --workspace --all-targets
 cargo test --workspace
 # The bundled example, exactly as the README runs it.
 cargo run -q -p oxir -- verify examples/clamp_scale.oxir --require all --print structured >/dev/null
+cargo run -q -p oxir -- compile examples/clamp_scale.wgsl --target oxir --structured >/dev/null
 echo "scripts/test.sh: all tests passed"

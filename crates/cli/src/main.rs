@@ -6,6 +6,7 @@
 //! A panic is always a bug.
 
 mod diagnostics;
+mod shaders;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use diagnostics::{report_parse_error, report_verifier_errors, Failure};
@@ -78,6 +79,36 @@ enum Command {
         /// List the pass and pipeline names and exit.
         #[arg(long)]
         list: bool,
+    },
+    /// Compile a shader (.wgsl, .vert/.frag/.comp GLSL, .spv SPIR-V) or an .oxir module
+    /// for a target; prints the result (exit 1 when the shader is rejected or uses
+    /// something oxir does not support).
+    Compile {
+        input: PathBuf,
+        /// Compile only this entry point (and what it calls).
+        #[arg(long, value_name = "NAME")]
+        entry: Option<String>,
+        /// The stage of a GLSL input: vertex, fragment or compute (default: from the
+        /// file extension).
+        #[arg(long)]
+        stage: Option<String>,
+        /// What to produce: `oxir` (the oxir module as text).
+        #[arg(long, default_value = "oxir")]
+        target: String,
+        /// Write the result here instead of standard output.
+        #[arg(short = 'o', value_name = "OUT")]
+        output: Option<PathBuf>,
+        /// Print the module in the structured view (blocks nested under their constructs).
+        #[arg(long)]
+        structured: bool,
+    },
+    /// Print a shader's interface as JSON: entry points (stage, workgroup size, inputs,
+    /// outputs) and resource bindings (kind, type, minimum binding size).
+    Reflect {
+        input: PathBuf,
+        /// The stage of a GLSL input: vertex, fragment or compute.
+        #[arg(long)]
+        stage: Option<String>,
     },
 }
 
@@ -230,6 +261,22 @@ fn run(cli: Cli) -> Result<(), Failure> {
             }
             Ok(())
         }
+        Command::Compile {
+            input,
+            entry,
+            stage,
+            target,
+            output,
+            structured,
+        } => shaders::compile(
+            &input,
+            entry,
+            stage.as_deref(),
+            &target,
+            output.as_deref(),
+            structured,
+        ),
+        Command::Reflect { input, stage } => shaders::reflect(&input, stage.as_deref()),
     }
 }
 

@@ -1,0 +1,183 @@
+//! Texture sampling, loads, stores and queries.
+//!
+//! | naga | oxir |
+//! |---|---|
+//! | `ImageSample`, level `Auto` | `texture_sample t, s, coord[, layer]` |
+//! | level `Zero` | `texture_sample_level ..., 0` (`0.0`; an integer `0` for depth textures) |
+//! | level `Exact(l)` / `Bias(b)` / `Gradient { x, y }` | `texture_sample_level` / `texture_sample_bias` / `texture_sample_grad` |
+//! | `depth_ref` with level `Zero` | `texture_sample_compare` (oxir compares at level 0 only) |
+//! | `ImageLoad` | `texture_load t, coord[, layer][, level or sample]` |
+//! | `ImageStore` | `texture_store t, coord[, layer], value` |
+//! | `ImageQuery` `Size { level }`, `NumLevels`, `NumLayers`, `NumSamples` | `texture_dimensions t[, level]`, `texture_num_levels`, `texture_num_layers`, `texture_num_samples` |
+//!
+//! Refused: gathers, constant texel offsets, `textureSampleBaseClampToEdge`, and depth
+//! comparisons at an implicit or explicit level other than zero (WGSL's
+//! `textureSampleCompare`, which selects a mip level from derivatives).
+
+use crate::error::{LowerError, Result};
+use crate::function::FunctionLowerer;
+use naga::{Expression, Handle, ImageQuery, SampleLevel, SwizzleComponent};
+use oxir_ir::types::SampledKind;
+use oxir_ir::{Opcode, Payload, Scalar, TypeData, Value};
+
+/// The operands of naga's `ImageSample`.
+pub(crate) struct Sample {
+    /// The span of the `ImageSample` expression.
+    pub span: naga::Span,
+    pub image: Handle<Expression>,
+    pub sampler: Handle<Expression>,
+    pub gather: Option<SwizzleComponent>,
+    pub coordinate: Handle<Expression>,
+    pub array_index: Option<Handle<Expression>>,
+    pub offset: Option<Handle<Expression>>,
+    pub level: SampleLevel,
+    pub depth_ref: Option<Handle<Expression>>,
+    pub clamp_to_edge: bool,
+}
+
+impl FunctionLowerer<'_, '_> {
+    /// The texture value and the operands every texture op starts with: texture,
+    /// (sampler,) coordinate and layer.
+    fn texture_operands(
+        &mut self,
+        image: Handle<Expression>,
+        sampler: Option<Handle<Expression>>,
+        coordinate: Handle<Expression>,
+        array_index: Option<Handle<Expression>>,
+    ) -> Result<Vec<Value>> {
+        let mut args = vec![self.value_of(image)?];
+        if let Some(sampler) = sampler {
+            args.push(self.value_of(sampler)?);
+        }
+        args.push(self.value_of(coordinate)?);
+        if let Some(layer) = array_index {
+            args.push(self.value_of(layer)?);
+        }
+        Ok(args)
+    }
+
+    fn is_depth_texture(&self, texture: Value) -> bool {
+        matches!(
+            self.type_data(self.value_type(texture)),
+            TypeData::Texture {
+                kind: SampledKind::Depth,
+                ..
+            }
+        )
+    }
+
+    pub(crate) fn lower_image_sample(&mut self, sample: Sample) -> Result<Value> {
+        let span = sample.span;
+        if sample.gather.is_some() {
+            return Err(LowerError::unsupported("texture gather", span));
+        }
+        if sample.offset.is_some() {
+            return Err(LowerError::unsupported(
+                "texture sampling with a texel offset",
+                span,
+            ));
+        }
+        if sample.clamp_to_edge {
+            return Err(LowerError::unsupported(
+                "`textureSampleBaseClampToEdge`",
+                span,
+            ));
+        }
+        let mut args = self.texture_operands(
+            sample.image,
+            Some(sample.sampler),
+            sample.coordinate,
+            sample.array_index,
+        )?;
+        let op = match (sample.depth_ref, sample.level) {
+            (Some(depth_ref), SampleLevel::Zero) => {
+                args.push(self.value_of(depth_ref)?);
+                Opcode::TextureSampleCompare
+            }
+            (Some(_), SampleLevel::Auto) => {
+                return Err(LowerError::unsupported(
+                    "depth comparison sampling with an implicit level of detail \
+                     (`textureSampleCompare`)",
+                    span,
+                ))
+            }
+            (Some(_), _) => {
+                return Err(LowerError::unsupported(
+                    "depth comparison sampling at a level other than zero",
+                    span,
+                ))
+            }
+            (None, SampleLevel::Auto) => Opcode::TextureSample,
+            (None, SampleLevel::Zero) => {
+                let zero = if self.is_depth_texture(args[0]) {
+                    self.scalar_const(Scalar::I32, 0)
+                } else {
+                    self.float_const(Scalar::F32, 0.0)
+                };
+                args.push(zero);
+                Opcode::TextureSampleLevel
+            }
+            (None, SampleLevel::Exact(level)) => {
+                args.push(self.value_of(level)?);
+                Opcode::TextureSampleLevel
+            }
+            (None, SampleLevel::Bias(bias)) => {
+                args.push(self.value_of(bias)?);
+                Opcode::TextureSampleBias
+            }
+            (None, SampleLevel::Gradient { x, y }) => {
+                args.push(self.value_of(x)?);
+                args.push(self.value_of(y)?);
+                Opcode::TextureSampleGrad
+            }
+        };
+        self.op(op, &args)
+    }
+
+    pub(crate) fn lower_image_load(
+        &mut self,
+        image: Handle<Expression>,
+        coordinate: Handle<Expression>,
+        array_index: Option<Handle<Expression>>,
+        level_or_sample: Option<Handle<Expression>>,
+    ) -> Result<Value> {
+        let mut args = self.texture_operands(image, None, coordinate, array_index)?;
+        if let Some(extra) = level_or_sample {
+            args.push(self.value_of(extra)?);
+        }
+        self.op(Opcode::TextureLoad, &args)
+    }
+
+    pub(crate) fn lower_image_store(
+        &mut self,
+        image: Handle<Expression>,
+        coordinate: Handle<Expression>,
+        array_index: Option<Handle<Expression>>,
+        value: Handle<Expression>,
+    ) -> Result<()> {
+        let mut args = self.texture_operands(image, None, coordinate, array_index)?;
+        args.push(self.value_of(value)?);
+        self.ins(Opcode::TextureStore, &args, Payload::None, None)
+            .map(drop)
+    }
+
+    pub(crate) fn lower_image_query(
+        &mut self,
+        image: Handle<Expression>,
+        query: ImageQuery,
+    ) -> Result<Value> {
+        let texture = self.value_of(image)?;
+        match query {
+            ImageQuery::Size { level } => {
+                let mut args = vec![texture];
+                if let Some(level) = level {
+                    args.push(self.value_of(level)?);
+                }
+                self.op(Opcode::TextureDimensions, &args)
+            }
+            ImageQuery::NumLevels => self.op(Opcode::TextureNumLevels, &[texture]),
+            ImageQuery::NumLayers => self.op(Opcode::TextureNumLayers, &[texture]),
+            ImageQuery::NumSamples => self.op(Opcode::TextureNumSamples, &[texture]),
+        }
+    }
+}

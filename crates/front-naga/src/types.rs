@@ -1,0 +1,423 @@
+//! naga types to oxir types.
+//!
+//! | naga `TypeInner` | oxir type |
+//! |---|---|
+//! | `Scalar` bool / i16..i64 / u16..u64 / f16..f64 | the same scalar (abstract types: refused) |
+//! | `Vector`, `Matrix` | `vecN<T>`, `matCxR<T>` |
+//! | `Atomic(T)` | `T`: oxir atomics act on plain integer pointers |
+//! | `Pointer { base, space }`, `ValuePointer` | `ptr<space, T>` |
+//! | `Array { size: Constant(n) }` / `Dynamic` | `array<T, n>` / `array<T>` (override-sized: refused) |
+//! | `Struct` | a struct with naga's name (or `StructN`) and member names (or `mN`); explicit member offsets exactly when the struct is *host-shared* (reachable from a storage, uniform or immediate global), so buffer layouts stay naga's while back-ends place private structs by their own rules; a host-shared struct that naga sizes beyond its members' natural alignment (WGSL `@align`) gets the explicit `align` that reproduces naga's size |
+//! | `Image` sampled / depth / storage | `texture_*<f32|i32|u32|depth>` / `texture_storage_*<format, access>` (external textures and other texel formats: refused) |
+//! | `Sampler { comparison }` | `sampler` / `sampler_comparison` |
+//! | acceleration structures, ray queries, binding arrays, cooperative matrices | refused |
+//!
+//! Address spaces: `function private workgroup uniform handle` map to themselves,
+//! `storage { access }` to `storage(read|write|read_write)`, `immediate` to `push_constant`;
+//! task and ray payload spaces are refused.
+//!
+//! Array strides and matrix strides are not stored in oxir types: the binding's layout
+//! rules (std430 for storage and push constants, std140 for uniform) derive them.
+//! [`ModuleLowerer::check_buffer_layout`] therefore compares naga's layout of every
+//! buffer global with what those rules give and refuses the global when they differ
+//! (for example a SPIR-V buffer with a scalar-layout stride, or a WGSL `mat2x2<f32>` in a
+//! uniform buffer, whose 8-byte column stride std140 cannot express).
+
+use crate::error::{LowerError, Result};
+use crate::module::ModuleLowerer;
+use naga::{Handle, Span, TypeInner};
+use oxir_ir::data_layout::{align_of, layout_of, LayoutRules};
+use oxir_ir::types::{
+    SampledKind, StructMember, StructType, TexelFormat, TextureDim, TextureShape,
+};
+use oxir_ir::{AddressSpace, Scalar, ScalarKind, StorageAccess, Type, TypeData};
+
+/// The oxir scalar of a naga scalar.
+pub(crate) fn scalar(s: naga::Scalar, span: Span) -> Result<Scalar> {
+    let kind = match s.kind {
+        naga::ScalarKind::Bool => return Ok(Scalar::BOOL),
+        naga::ScalarKind::Sint => ScalarKind::Sint,
+        naga::ScalarKind::Uint => ScalarKind::Uint,
+        naga::ScalarKind::Float => ScalarKind::Float,
+        naga::ScalarKind::AbstractInt | naga::ScalarKind::AbstractFloat => {
+            return Err(LowerError::unsupported("abstract numeric type", span))
+        }
+    };
+    let bits = s.width.checked_mul(8).unwrap_or(0);
+    let out = Scalar { kind, bits };
+    if Scalar::ALL.contains(&out) {
+        Ok(out)
+    } else {
+        Err(LowerError::unsupported(
+            format!("{}-bit scalar type", bits),
+            span,
+        ))
+    }
+}
+
+/// The oxir storage access of a naga one (`LOAD` read, `STORE` write, both read-write).
+pub(crate) fn storage_access(access: naga::StorageAccess) -> StorageAccess {
+    let load = access.contains(naga::StorageAccess::LOAD);
+    let store = access.contains(naga::StorageAccess::STORE);
+    match (load, store) {
+        (true, true) => StorageAccess::ReadWrite,
+        (false, true) => StorageAccess::Write,
+        _ if access.contains(naga::StorageAccess::ATOMIC) => StorageAccess::ReadWrite,
+        _ => StorageAccess::Read,
+    }
+}
+
+/// The oxir address space of a naga one.
+pub(crate) fn address_space(space: naga::AddressSpace, span: Span) -> Result<AddressSpace> {
+    Ok(match space {
+        naga::AddressSpace::Function => AddressSpace::Function,
+        naga::AddressSpace::Private => AddressSpace::Private,
+        naga::AddressSpace::WorkGroup => AddressSpace::Workgroup,
+        naga::AddressSpace::Uniform => AddressSpace::Uniform,
+        naga::AddressSpace::Storage { access } => AddressSpace::Storage(storage_access(access)),
+        naga::AddressSpace::Handle => AddressSpace::Handle,
+        naga::AddressSpace::Immediate => AddressSpace::PushConstant,
+        naga::AddressSpace::TaskPayload => {
+            return Err(LowerError::unsupported("task payload (mesh shaders)", span))
+        }
+        naga::AddressSpace::RayPayload | naga::AddressSpace::IncomingRayPayload => {
+            return Err(LowerError::unsupported(
+                "ray payload (ray tracing pipelines)",
+                span,
+            ))
+        }
+    })
+}
+
+/// The layout rules of a buffer in `space`, or `None` for memory the host never sees.
+pub(crate) fn buffer_rules(space: naga::AddressSpace) -> Option<LayoutRules> {
+    match space {
+        naga::AddressSpace::Storage { .. } | naga::AddressSpace::Immediate => {
+            Some(LayoutRules::Std430)
+        }
+        naga::AddressSpace::Uniform => Some(LayoutRules::Std140),
+        _ => None,
+    }
+}
+
+fn texel_format(format: naga::StorageFormat, span: Span) -> Result<TexelFormat> {
+    use naga::StorageFormat as F;
+    Ok(match format {
+        F::R32Float => TexelFormat::R32Float,
+        F::R32Sint => TexelFormat::R32Sint,
+        F::R32Uint => TexelFormat::R32Uint,
+        F::Rg32Float => TexelFormat::Rg32Float,
+        F::Rgba8Unorm => TexelFormat::Rgba8Unorm,
+        F::Rgba8Snorm => TexelFormat::Rgba8Snorm,
+        F::Rgba8Uint => TexelFormat::Rgba8Uint,
+        F::Rgba8Sint => TexelFormat::Rgba8Sint,
+        F::Rgba16Float => TexelFormat::Rgba16Float,
+        F::Rgba32Float => TexelFormat::Rgba32Float,
+        F::Rgba32Sint => TexelFormat::Rgba32Sint,
+        F::Rgba32Uint => TexelFormat::Rgba32Uint,
+        other => {
+            let name = format!("{other:?}").to_lowercase();
+            return Err(LowerError::unsupported(
+                format!("storage texture format `{name}`"),
+                span,
+            ));
+        }
+    })
+}
+
+fn texture_dim(dim: naga::ImageDimension) -> TextureDim {
+    match dim {
+        naga::ImageDimension::D1 => TextureDim::D1,
+        naga::ImageDimension::D2 => TextureDim::D2,
+        naga::ImageDimension::D3 => TextureDim::D3,
+        naga::ImageDimension::Cube => TextureDim::Cube,
+    }
+}
+
+/// Identifier characters of the text form, `[A-Za-z_][A-Za-z0-9_]*` (no `.`: oxir uses
+/// `.N` suffixes to make names unique).
+pub(crate) fn sanitize(name: &str, fallback: &str) -> String {
+    let mut out: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if out.is_empty() {
+        out = fallback.to_string();
+    }
+    if out.starts_with(|c: char| c.is_ascii_digit()) {
+        out.insert(0, '_');
+    }
+    out
+}
+
+impl ModuleLowerer<'_> {
+    fn type_span(&self, handle: Handle<naga::Type>) -> Span {
+        self.naga.types.get_span(handle)
+    }
+
+    /// The oxir type of naga type `handle` (cached).
+    pub(crate) fn lower_type(&mut self, handle: Handle<naga::Type>) -> Result<Type> {
+        if let Some(ty) = self.types[handle.index()] {
+            return Ok(ty);
+        }
+        let span = self.type_span(handle);
+        let ty = match &self.naga.types[handle].inner {
+            TypeInner::Array { base, size, .. } => {
+                let elem = self.lower_type(*base)?;
+                match size {
+                    naga::ArraySize::Constant(n) => self.out.types.array(elem, n.get()),
+                    naga::ArraySize::Dynamic => self.out.types.runtime_array(elem),
+                    naga::ArraySize::Pending(_) => {
+                        return Err(LowerError::unsupported(
+                            "array sized by a pipeline-overridable constant",
+                            span,
+                        ))
+                    }
+                }
+            }
+            TypeInner::Struct { members, .. } => {
+                let host_shared = self.host_shared[handle.index()];
+                let mut out_members = Vec::with_capacity(members.len());
+                for (i, member) in members.iter().enumerate() {
+                    let ty = self.lower_type(member.ty)?;
+                    let fallback = format!("m{i}");
+                    out_members.push(StructMember {
+                        name: member
+                            .name
+                            .as_deref()
+                            .map_or(fallback.clone(), |n| sanitize(n, &fallback)),
+                        ty,
+                        offset: host_shared.then_some(member.offset),
+                    });
+                }
+                let fallback = format!("Struct{}", handle.index());
+                let name = self.naga.types[handle]
+                    .name
+                    .as_deref()
+                    .map_or(fallback.clone(), |n| sanitize(n, &fallback));
+                let align = if host_shared {
+                    self.struct_align(handle, &out_members)
+                } else {
+                    None
+                };
+                self.out.types.declare_struct(StructType {
+                    name,
+                    members: out_members,
+                    align,
+                })
+            }
+            inner => {
+                let inner = inner.clone();
+                self.lower_inner(&inner, span)?
+            }
+        };
+        self.types[handle.index()] = Some(ty);
+        Ok(ty)
+    }
+
+    /// The explicit alignment a host-shared struct needs so that the layout rules give
+    /// it naga's size. WGSL's `@align(N)` on a member raises the struct's alignment and so
+    /// its size (`roundUp(align, end)`), but naga keeps only the resulting offsets and
+    /// size; the smallest power of two that rounds the members' end up to naga's size
+    /// restores it. `None` when the natural alignment already gives naga's size.
+    fn struct_align(&self, handle: Handle<naga::Type>, members: &[StructMember]) -> Option<u32> {
+        let TypeInner::Struct {
+            members: naga_members,
+            span,
+        } = &self.naga.types[handle].inner
+        else {
+            return None;
+        };
+        let types = &self.out.types;
+        let natural = members
+            .iter()
+            .map(|m| align_of(types, m.ty, LayoutRules::Std430).unwrap_or(1))
+            .max()
+            .unwrap_or(1);
+        let naga_align = self.layouter[handle].alignment.round_up(1);
+        let (last, last_naga) = (members.last()?, naga_members.last()?);
+        let last_size = layout_of(types, last.ty, LayoutRules::Std430).ok()?.size;
+        let end = last_naga.offset.checked_add(last_size)?;
+        let round = |x: u32, a: u32| x.div_ceil(a) * a;
+        if round(end, natural.max(naga_align)) == *span {
+            return (naga_align > natural).then_some(naga_align);
+        }
+        (0..=8)
+            .map(|k| 1u32 << k)
+            .filter(|&a| a > natural)
+            .find(|&a| round(end, a) == *span)
+    }
+
+    /// The oxir type of a naga type given by value (expression type resolutions).
+    pub(crate) fn lower_inner(&mut self, inner: &TypeInner, span: Span) -> Result<Type> {
+        let types = &mut self.out.types;
+        Ok(match *inner {
+            TypeInner::Scalar(s) | TypeInner::Atomic(s) => {
+                let s = scalar(s, span)?;
+                types.scalar(s)
+            }
+            TypeInner::Vector { size, scalar: s } => {
+                let s = scalar(s, span)?;
+                types.vector(s, size as u8)
+            }
+            TypeInner::Matrix {
+                columns,
+                rows,
+                scalar: s,
+            } => {
+                let s = scalar(s, span)?;
+                types.matrix(s, columns as u8, rows as u8)
+            }
+            TypeInner::Pointer { base, space } => {
+                let space = address_space(space, span)?;
+                let pointee = self.lower_type(base)?;
+                self.out.types.pointer(space, pointee)
+            }
+            TypeInner::ValuePointer {
+                size,
+                scalar: s,
+                space,
+            } => {
+                let space = address_space(space, span)?;
+                let s = scalar(s, span)?;
+                let pointee = match size {
+                    Some(size) => types.vector(s, size as u8),
+                    None => types.scalar(s),
+                };
+                types.pointer(space, pointee)
+            }
+            TypeInner::Image {
+                dim,
+                arrayed,
+                class,
+            } => {
+                let shape = |multisampled| TextureShape {
+                    dim: texture_dim(dim),
+                    arrayed,
+                    multisampled,
+                };
+                let data = match class {
+                    naga::ImageClass::Sampled { kind, multi } => {
+                        let kind = match kind {
+                            naga::ScalarKind::Float => SampledKind::Float,
+                            naga::ScalarKind::Sint => SampledKind::Sint,
+                            naga::ScalarKind::Uint => SampledKind::Uint,
+                            _ => {
+                                return Err(LowerError::unsupported(
+                                    "texture of a non-numeric sample type",
+                                    span,
+                                ))
+                            }
+                        };
+                        TypeData::Texture {
+                            shape: shape(multi),
+                            kind,
+                        }
+                    }
+                    naga::ImageClass::Depth { multi } => TypeData::Texture {
+                        shape: shape(multi),
+                        kind: SampledKind::Depth,
+                    },
+                    naga::ImageClass::Storage { format, access } => TypeData::StorageTexture {
+                        shape: shape(false),
+                        format: texel_format(format, span)?,
+                        access: storage_access(access),
+                    },
+                    naga::ImageClass::External => {
+                        return Err(LowerError::unsupported("external texture", span))
+                    }
+                };
+                types.intern(data)
+            }
+            TypeInner::Sampler { comparison } => types.intern(TypeData::Sampler { comparison }),
+            TypeInner::AccelerationStructure { .. } => {
+                return Err(LowerError::unsupported(
+                    "acceleration structure (ray tracing)",
+                    span,
+                ))
+            }
+            TypeInner::RayQuery { .. } => return Err(LowerError::unsupported("ray query", span)),
+            TypeInner::BindingArray { .. } => {
+                return Err(LowerError::unsupported("binding array", span))
+            }
+            TypeInner::CooperativeMatrix { .. } => {
+                return Err(LowerError::unsupported("cooperative matrix", span))
+            }
+            TypeInner::Array { .. } | TypeInner::Struct { .. } => {
+                return Err(LowerError::internal(
+                    "array or struct type given by value instead of by handle",
+                    span,
+                ))
+            }
+        })
+    }
+
+    /// Marks the types of storage, uniform and immediate globals, and everything they
+    /// contain, as host-shared (their structs keep naga's member offsets).
+    pub(crate) fn mark_host_shared(&mut self) {
+        let mut stack: Vec<Handle<naga::Type>> = self
+            .naga
+            .global_variables
+            .iter()
+            .filter(|(_, g)| buffer_rules(g.space).is_some())
+            .map(|(_, g)| g.ty)
+            .collect();
+        while let Some(ty) = stack.pop() {
+            if std::mem::replace(&mut self.host_shared[ty.index()], true) {
+                continue;
+            }
+            match &self.naga.types[ty].inner {
+                TypeInner::Array { base, .. } | TypeInner::BindingArray { base, .. } => {
+                    stack.push(*base)
+                }
+                TypeInner::Struct { members, .. } => stack.extend(members.iter().map(|m| m.ty)),
+                _ => {}
+            }
+        }
+    }
+
+    /// Checks that `rules` lay out oxir type `ty` exactly as naga laid out `handle`; the
+    /// message says where they differ.
+    pub(crate) fn check_buffer_layout(
+        &self,
+        handle: Handle<naga::Type>,
+        ty: Type,
+        rules: LayoutRules,
+    ) -> std::result::Result<(), String> {
+        let ours = layout_of(&self.out.types, ty, rules).map_err(|e| e.to_string())?;
+        let theirs = self.layouter[handle];
+        let shown = || self.out.types.display(ty).to_string();
+        match (&self.naga.types[handle].inner, self.out.types.get(ty)) {
+            (TypeInner::Array { base, stride, .. }, TypeData::Array { elem, .. })
+            | (TypeInner::Array { base, stride, .. }, TypeData::RuntimeArray { elem }) => {
+                if ours.stride != Some(*stride) {
+                    return Err(format!(
+                        "{} has array stride {stride}, the {rules} rules give {}",
+                        shown(),
+                        ours.stride.unwrap_or(0)
+                    ));
+                }
+                self.check_buffer_layout(*base, *elem, rules)
+            }
+            (TypeInner::Struct { members, .. }, TypeData::Struct(st)) => {
+                for (member, out) in members.iter().zip(&st.members) {
+                    self.check_buffer_layout(member.ty, out.ty, rules)?;
+                }
+                Ok(())
+            }
+            (TypeInner::Matrix { .. }, _) if theirs.size != ours.size => Err(format!(
+                "{} takes {} bytes, the {rules} rules give {} (column stride)",
+                shown(),
+                theirs.size,
+                ours.size
+            )),
+            _ => Ok(()),
+        }
+    }
+}

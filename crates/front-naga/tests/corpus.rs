@@ -1,0 +1,170 @@
+//! The corpus test: every WGSL, GLSL (`.vert`, `.frag`, `.comp`) and SPIR-V (`.spv`) file
+//! under `../shared/corpus/` (third-party shaders, never copied into the project).
+//!
+//! For every file naga accepts, lowering must produce a module that passes the verifier
+//! (with oxir-naga's options) or refuse with an `unsupported:` error that names a
+//! location; it must never panic. Files naga rejects are listed as skipped with naga's
+//! message. The test prints the counts and the tally of refused features.
+
+use oxir_naga::{GlslStage, LowerError, LowerOptions, ShaderSource, SourcePosition};
+use std::collections::BTreeMap;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+
+/// `$OXIR_CORPUS_DIR`, else the first `shared/corpus` beside the repository or one of
+/// its parents (`../shared/corpus` from the repository root; a git worktree under
+/// `wt/` finds the same folder one level further up).
+fn corpus_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os("OXIR_CORPUS_DIR") {
+        return PathBuf::from(dir);
+    }
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let repo = repo.canonicalize().unwrap_or(repo);
+    repo.ancestors()
+        .skip(1)
+        .map(|dir| dir.join("shared/corpus"))
+        .find(|dir| dir.is_dir())
+        .unwrap_or_else(|| repo.join("../shared/corpus"))
+}
+
+fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            collect(&path, out);
+        } else if matches!(
+            path.extension().and_then(|e| e.to_str()),
+            Some("wgsl" | "vert" | "frag" | "comp" | "spv")
+        ) {
+            out.push(path);
+        }
+    }
+}
+
+enum Outcome {
+    Rejected(String),
+    Lowered,
+    Refused(String),
+    Failed(String),
+}
+
+fn run(path: &Path) -> Outcome {
+    let bytes = std::fs::read(path).expect("corpus file is readable");
+    let name = path.display().to_string();
+    let extension = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+    let text;
+    let source = match extension {
+        "spv" => ShaderSource::SpirV(&bytes),
+        other => {
+            text = String::from_utf8_lossy(&bytes).into_owned();
+            match GlslStage::from_extension(other) {
+                Some(stage) => ShaderSource::Glsl(&text, stage),
+                None => ShaderSource::Wgsl(&text),
+            }
+        }
+    };
+    let shader = match source.parse(&name) {
+        Ok(shader) => shader,
+        Err(e) => return Outcome::Rejected(e.summary),
+    };
+    match oxir_naga::lower_with_options(&shader.module, &shader.info, &LowerOptions::default()) {
+        Ok(module) => {
+            let report = oxir_ir::verifier::verify_module(&module, &oxir_naga::verifier_options());
+            if report.succeeded() {
+                Outcome::Lowered
+            } else {
+                let first: Vec<String> = report
+                    .errors
+                    .iter()
+                    .take(3)
+                    .map(|e| e.to_string())
+                    .collect();
+                Outcome::Failed(format!("verifier: {}", first.join("; ")))
+            }
+        }
+        Err(error) => {
+            let error = error.located(source.text());
+            let message = error.to_string();
+            match &error {
+                LowerError::Unsupported { feature, .. } => {
+                    let located = !matches!(error.position(), SourcePosition::Unknown);
+                    if !message.starts_with("unsupported: ") {
+                        Outcome::Failed(format!("refusal without the prefix: {message}"))
+                    } else if !located {
+                        // A refusal must say where; report it so it gets a span.
+                        Outcome::Failed(format!("refusal without a location: {message}"))
+                    } else {
+                        Outcome::Refused(feature.clone())
+                    }
+                }
+                LowerError::Internal { .. } | LowerError::NoSuchEntryPoint { .. } => {
+                    Outcome::Failed(message)
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn corpus_lowers_or_refuses_without_panics() {
+    let dir = corpus_dir();
+    if !dir.is_dir() {
+        println!("SKIPPED: no shader corpus at {}", dir.display());
+        return;
+    }
+    let mut files = Vec::new();
+    collect(&dir, &mut files);
+    files.sort();
+    let (mut accepted, mut lowered) = (0, 0);
+    let mut rejected = Vec::new();
+    let mut refused: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut failures = Vec::new();
+    for path in &files {
+        let short = path
+            .strip_prefix(&dir)
+            .unwrap_or(path)
+            .display()
+            .to_string();
+        match catch_unwind(AssertUnwindSafe(|| run(path))) {
+            Err(_) => failures.push(format!("{short}: PANIC")),
+            Ok(Outcome::Rejected(message)) => rejected.push(format!("{short}: {message}")),
+            Ok(Outcome::Lowered) => {
+                accepted += 1;
+                lowered += 1;
+            }
+            Ok(Outcome::Refused(feature)) => {
+                accepted += 1;
+                refused.entry(feature).or_default().push(short);
+            }
+            Ok(Outcome::Failed(message)) => {
+                accepted += 1;
+                failures.push(format!("{short}: {message}"));
+            }
+        }
+    }
+    println!("corpus: {} files in {}", files.len(), dir.display());
+    println!("  rejected by naga (skipped): {}", rejected.len());
+    for line in &rejected {
+        println!("    {line}");
+    }
+    println!("  accepted by naga: {accepted}");
+    println!("  lowered and verified: {lowered}");
+    let refused_count: usize = refused.values().map(Vec::len).sum();
+    println!("  refused (unsupported): {refused_count}");
+    for (feature, files) in &refused {
+        println!("    {:>3}  {feature}: {}", files.len(), files.join(", "));
+    }
+    println!("  failures: {}", failures.len());
+    for line in &failures {
+        println!("    {line}");
+    }
+    assert!(
+        failures.is_empty(),
+        "{} corpus failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}

@@ -17,4 +17,15 @@ pub fn create(name: &str) -> Option<PassFn> {
 
 type RunFn = fn(&mut oxir_ir::Module) -> PassOutcome;
 
-const REGISTRY: &[(&str, RunFn)] = &[];
+const REGISTRY: &[(&str, RunFn)] = &[
+    ("destructure-cfg", run_destructure_cfg),
+    ("restructure-cfg", run_restructure_cfg),
+];
+
+fn run_destructure_cfg(m: &mut oxir_ir::Module) -> PassOutcome {
+    PassOutcome::from_info(&crate::passes::destructure_cfg::run_on_module(m))
+}
+
+fn run_restructure_cfg(m: &mut oxir_ir::Module) -> PassOutcome {
+    PassOutcome::from_info(&crate::passes::restructure_cfg::run_on_module(m))
+}

@@ -479,6 +479,20 @@ impl Emitter<'_, '_, '_, '_> {
         let children = self.graph.children(node);
         let (non_joins, joins): (Vec<u32>, Vec<u32>) =
             children.iter().partition(|&&c| !self.graph.is_join(c));
+        if let Payload::CondBranch {
+            then_dest,
+            else_dest,
+        } = payload
+        {
+            if joins.is_empty() {
+                let (then_block, else_block) = (then_dest.block, else_dest.block);
+                if let Some(continuing) = self.continuing_arm(block, then_block, else_block)? {
+                    return self.translate_if_continuing_after(
+                        task, block, args, then_block, else_block, continuing,
+                    );
+                }
+            }
+        }
         // Which joins need a guard: see the module docs.
         let low = self.graph.pre[node as usize];
         let mut span = self.graph.own_targets[node as usize];
@@ -622,6 +636,116 @@ impl Emitter<'_, '_, '_, '_> {
                 top: false,
             });
         }
+        self.schedule(&tasks);
+        Ok(())
+    }
+
+    /// When one arm of `cond_br` never comes back (it breaks, continues or leaves the
+    /// function) and the other is a block the branch dominates alone that continues the
+    /// code, that block can follow the `if` as its merge instead of nesting inside the arm:
+    /// `if c { return } rest` rather than `if c { return } else { rest }`. The continuing
+    /// block must not itself be a straight dead end, and when it never comes back either,
+    /// the other arm must be one (a `break` / `continue`, or straight-line code that
+    /// returns or breaks): a plain `if` / `else` whose arms both return stays as it is.
+    fn continuing_arm(
+        &self,
+        block: Block,
+        then_block: Block,
+        else_block: Block,
+    ) -> Result<Option<Block>, Failure> {
+        if then_block == else_block {
+            return Ok(None);
+        }
+        let then_kind = self.kind(block, then_block)?;
+        let else_kind = self.kind(block, else_block)?;
+        for (candidate, other, continuing) in [
+            (then_kind, else_kind, then_block),
+            (else_kind, then_kind, else_block),
+        ] {
+            let EdgeKind::Child(node) = candidate else {
+                continue;
+            };
+            let live = self.graph.leaves_subtree(node);
+            if !live && self.is_straight_dead_end(candidate) {
+                continue;
+            }
+            let other_dead = match other {
+                EdgeKind::Exit(_) => true,
+                EdgeKind::Jump(_) => false,
+                EdgeKind::Child(n) => !self.graph.leaves_subtree(n),
+            };
+            if other_dead && (live || self.is_straight_dead_end(other)) {
+                return Ok(Some(continuing));
+            }
+        }
+        Ok(None)
+    }
+
+    /// A `break` / `continue` arm, or a straight chain of blocks (each `br` to the next,
+    /// nothing else in the subtree) that ends by leaving the function or breaking the loop.
+    /// A chain that ends by continuing the loop is the rest of the loop body, not a dead end.
+    fn is_straight_dead_end(&self, kind: EdgeKind) -> bool {
+        let mut node = match kind {
+            EdgeKind::Exit(_) => return true,
+            EdgeKind::Jump(_) => return false,
+            EdgeKind::Child(n) => n,
+        };
+        loop {
+            let block = self.graph.blocks[node as usize];
+            let Some(term) = self.ctx.function().terminator(block) else {
+                return false;
+            };
+            let data = self.ctx.function().dfg.inst(term);
+            let children = self.graph.children(node);
+            match data.opcode {
+                Opcode::Return | Opcode::Unreachable | Opcode::Discard => {
+                    return children.is_empty()
+                }
+                Opcode::Br => match self.kind(block, data.payload.edges()[0].block) {
+                    Ok(EdgeKind::Exit(Exit::Break(_))) => return children.is_empty(),
+                    Ok(EdgeKind::Child(next)) if children == [next] => node = next,
+                    _ => return false,
+                },
+                _ => return false,
+            }
+        }
+    }
+
+    /// `if c, then A, else B, merge C` where `C` is the continuing arm's target: its arm is a
+    /// new block `br C`, and `C` continues the enclosing sequence.
+    fn translate_if_continuing_after(
+        &mut self,
+        task: Task,
+        block: Block,
+        args: &[Value],
+        then_block: Block,
+        else_block: Block,
+        continuing: Block,
+    ) -> Result<(), Failure> {
+        let node = self.graph.number[continuing];
+        self.check_child(block, node)?;
+        let forward = self.ctx.new_block();
+        self.ctx.append_jump(forward, Opcode::Br, continuing);
+        let mut arms = Arms::default();
+        let (then_arm, else_arm) = if continuing == then_block {
+            (forward, self.arm(block, else_block, None, &mut arms)?)
+        } else {
+            (self.arm(block, then_block, None, &mut arms)?, forward)
+        };
+        let payload = Payload::If {
+            then_dest: BlockCall::new(then_arm),
+            else_dest: BlockCall::new(else_arm),
+            merge: Some(continuing),
+        };
+        self.ctx
+            .set_terminator(block, InstData::with_payload(Opcode::If, args, payload));
+        self.ctx.info.restructured_if_count += 1;
+        let mut tasks = arms.tasks;
+        tasks.push(Task {
+            node,
+            cont: task.cont,
+            top: task.top,
+        });
         self.schedule(&tasks);
         Ok(())
     }

@@ -97,12 +97,27 @@ pub fn repair_dominance(ctx: &mut Ctx) -> Result<(), Failure> {
         function.layout.insert_inst_after(store, def);
         slots[value] = Some(slot);
     }
+    // One load per block and value, before its first use there (sites come in block order,
+    // and in instruction order within a block).
+    let mut loaded_in: SecondaryMap<Value, Option<(Block, Value)>> = SecondaryMap::new();
     for (inst, k, value) in sites {
-        let slot = slots[value].ok_or(Failure::Internal)?;
-        let ty = ctx.function().dfg.value_type(value);
-        let loaded = ctx
-            .insert_before(inst, InstData::new(Opcode::Load, &[slot]), Some(ty))
+        let block = ctx
+            .function()
+            .layout
+            .inst_block(inst)
             .ok_or(Failure::Internal)?;
+        let loaded = match loaded_in[value] {
+            Some((b, loaded)) if b == block => loaded,
+            _ => {
+                let slot = slots[value].ok_or(Failure::Internal)?;
+                let ty = ctx.function().dfg.value_type(value);
+                let loaded = ctx
+                    .insert_before(inst, InstData::new(Opcode::Load, &[slot]), Some(ty))
+                    .ok_or(Failure::Internal)?;
+                loaded_in[value] = Some((block, loaded));
+                loaded
+            }
+        };
         ctx.function_mut().dfg.inst_mut(inst).args[k] = loaded;
     }
     ctx.info.demoted_value_count += broken.len() as u64;

@@ -14,9 +14,10 @@
 //!   hold the loop construct: the only outside predecessor when it ends in `br header` and
 //!   belongs to the parent loop, otherwise a new block.
 //! - *Exit absorption.* While the loop has more than one exit target that its header
-//!   dominates, it takes in such a target whose predecessors are all inside it — exit blocks
-//!   first, then the earliest in reverse post-order. This keeps a `break` arm's code or an
-//!   early `return` inside the loop instead of routing it through a dispatch.
+//!   dominates, it takes in such a target whose predecessors are all inside it — blocks that
+//!   leave the function first, the header's own exit last, otherwise the earliest in reverse
+//!   post-order. This keeps a `break` arm's code or an early `return` inside the loop
+//!   instead of routing it through a dispatch, and a top-tested loop top-tested.
 //! - *Merge.* One exit target that the header dominates and that only the loop reaches is
 //!   the merge block itself. Otherwise a new merge block branches to the single target, or
 //!   (several targets) every exit stores the target's number in the selector slot and the
@@ -354,7 +355,13 @@ impl LoopNest {
             self.collect_exits(ctx, block, id, &mut exits, &mut is_exit);
         }
 
-        // Absorb exit targets the loop dominates until one is left.
+        // Absorb exit targets the loop dominates until one is left; the header's own exit
+        // last, so that a top-tested loop stays one.
+        let header_exits: Vec<Block> = ctx
+            .function()
+            .successors(header)
+            .filter(|&t| !self.in_loop(t, id))
+            .collect();
         let mut absorbed = 0;
         loop {
             if exits.iter().filter(|&&e| dominated(e)).count() <= 1 {
@@ -364,7 +371,10 @@ impl LoopNest {
                 .iter()
                 .copied()
                 .filter(|&e| dominated(e) && self.only_reached_from(cfg, e, id, parent))
-                .min_by_key(|&e| (ctx.function().successors(e).next().is_some(), rpo_of(e)));
+                .min_by_key(|&e| {
+                    let leaves_function = ctx.function().successors(e).next().is_none();
+                    (header_exits.contains(&e), !leaves_function, rpo_of(e))
+                });
             let Some(block) = candidate else {
                 break;
             };
@@ -409,6 +419,7 @@ impl LoopNest {
         let reuse = matches!(exits.as_slice(), [only] if dominated(*only)
             && self.only_reached_from(cfg, *only, id, parent));
         let merge = if reuse {
+            self.innermost[exits[0]] = parent;
             exits[0]
         } else {
             let merge = ctx.new_block();
@@ -481,10 +492,16 @@ impl LoopNest {
         }
     }
 
-    /// Whether `block` sits at the level of loop `id`'s parent, has no loop role, and all
-    /// its predecessors are inside loop `id`: the loop may take it in, or use it as merge.
+    /// Whether `block` sits at the level of loop `id`'s parent (or leaves the function and is
+    /// in no loop), has no loop role, and all its predecessors are inside loop `id`: the
+    /// loop may take it in, or use it as merge.
     fn only_reached_from(&self, cfg: &Cfg, block: Block, id: u32, parent: u32) -> bool {
-        self.innermost[block] == parent
+        let level = self.innermost[block];
+        let exits_function = || {
+            cfg.number(block)
+                .is_some_and(|n| cfg.succ_graph().successors(n).is_empty())
+        };
+        (level == parent || (level == NONE && exits_function()))
             && self.header_of[block] == NONE
             && !self.special[block]
             && cfg.number(block).is_some()

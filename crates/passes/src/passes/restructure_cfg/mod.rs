@@ -32,8 +32,9 @@
 //!
 //! 1. **Clean-up** (this file): blocks unreachable from the entry are removed; small exit
 //!    blocks (`return` / `unreachable` / `discard`, at most [`TAIL_DUPLICATION_LIMIT`]
-//!    instructions, nothing convergent or annotated) that several blocks branch to are
-//!    duplicated per predecessor, so early returns need no routing.
+//!    instructions, nothing convergent or annotated) that are reached from inside a loop or
+//!    from different nesting depths are duplicated per predecessor, so early returns (the
+//!    exit block `destructure-cfg` makes) need no routing.
 //! 2. **Loops** ([`loops`]): natural loops of the reducible CFG, each extended by the blocks
 //!    it dominates that only lead out of it (the code of a `break` arm, an early `return`)
 //!    until one exit remains. Every loop gets a preheader (the block that will hold the loop
@@ -161,6 +162,9 @@ pass_info! {
 /// Exit blocks with at most this many instructions (terminator included) are duplicated
 /// per predecessor instead of being routed to.
 pub const TAIL_DUPLICATION_LIMIT: usize = 16;
+
+/// An exit block with more predecessors than this plus one is not duplicated.
+pub const TAIL_DUPLICATION_MAX_COPIES: usize = 16;
 
 /// The comment on the selector slot the pass creates.
 pub const SELECTOR_COMMENT: &str = "restructure-cfg selector";
@@ -320,6 +324,121 @@ fn has_unstructured_branch_besides_loop_prepare(function: &Function) -> bool {
             _ => false,
         }
     })
+}
+
+/// The dominator tree of a CFG with, for each block, the reverse post-order positions of
+/// its *join* children (children with several forward predecessors), for the
+/// tail-duplication heuristics.
+struct TreeShape<'c> {
+    cfg: &'c Cfg,
+    position: Vec<u32>,
+    /// Predecessors other than back edges (a back edge's target dominates its source).
+    forward_preds: Vec<u32>,
+    /// Sorted positions of each block's join children (CSR).
+    join_offsets: Vec<u32>,
+    join_positions: Vec<u32>,
+}
+
+impl<'c> TreeShape<'c> {
+    /// How far up the tree a predecessor is followed before the heuristic gives up.
+    const WALK_LIMIT: usize = 64;
+
+    fn new(cfg: &'c Cfg, tree: &DominatorTree) -> Self {
+        let count = cfg.block_count();
+        let mut position = vec![u32::MAX; count];
+        for (i, &n) in cfg.rpo_numbers().iter().enumerate() {
+            position[n as usize] = i as u32;
+        }
+        let mut forward_preds = vec![0u32; count];
+        for n in 0..count as u32 {
+            forward_preds[n as usize] = cfg
+                .pred_graph()
+                .successors(n)
+                .iter()
+                .filter(|&&p| !tree.dominates(n, p))
+                .count() as u32;
+        }
+        let mut pairs: Vec<(u32, u32)> = cfg
+            .rpo_numbers()
+            .iter()
+            .filter(|&&c| forward_preds[c as usize] >= 2)
+            .filter_map(|&c| tree.idom(c).map(|p| (p, position[c as usize])))
+            .collect();
+        pairs.sort_unstable();
+        let mut join_offsets = vec![0u32; count + 1];
+        for &(p, _) in &pairs {
+            join_offsets[p as usize + 1] += 1;
+        }
+        for i in 0..count {
+            join_offsets[i + 1] += join_offsets[i];
+        }
+        TreeShape {
+            cfg,
+            position,
+            forward_preds,
+            join_offsets,
+            join_positions: pairs.into_iter().map(|(_, q)| q).collect(),
+        }
+    }
+
+    /// Whether `n` has a join child positioned strictly between `low` and `high`.
+    fn has_join_between(&self, n: u32, low: u32, high: u32) -> bool {
+        let list = &self.join_positions
+            [self.join_offsets[n as usize] as usize..self.join_offsets[n as usize + 1] as usize];
+        let first_above = list.partition_point(|&q| q <= low);
+        list.get(first_above).is_some_and(|&q| q < high)
+    }
+
+    /// The child of `ancestor` on the tree path to `n`; `None` when the walk is too long.
+    fn child_towards(&self, tree: &DominatorTree, ancestor: u32, mut n: u32) -> Option<u32> {
+        for _ in 0..Self::WALK_LIMIT {
+            match tree.idom(n) {
+                Some(parent) if parent == ancestor => return Some(n),
+                Some(parent) => n = parent,
+                None => return None,
+            }
+        }
+        None
+    }
+
+    /// Whether an edge into `n` jumps over a join child of `n`'s immediate dominator that
+    /// comes before `n` (that join would then need a guard).
+    fn skips_a_join(&self, tree: &DominatorTree, n: u32) -> bool {
+        let Some(idom) = tree.idom(n) else {
+            return false;
+        };
+        let here = self.position[n as usize];
+        self.cfg.pred_graph().successors(n).iter().any(|&p| {
+            // From inside join `c`: the joins between `c` and `n` are skipped; from the part
+            // before the first join (or the idom itself): every earlier join. Join positions
+            // are at least 1 (position 0 is the entry, which no edge enters).
+            if p == idom {
+                return self.has_join_between(idom, 0, here);
+            }
+            let low = match self.child_towards(tree, idom, p) {
+                Some(c) if self.forward_preds[c as usize] >= 2 => self.position[c as usize],
+                Some(_) => 0,
+                None => return true,
+            };
+            self.has_join_between(idom, low, here)
+        })
+    }
+
+    /// Whether the predecessors of `n` sit at different depths: their immediate dominators
+    /// differ, a predecessor that is `n`'s own idom counting as itself.
+    fn preds_at_mixed_depths(&self, tree: &DominatorTree, n: u32) -> bool {
+        let idom = tree.idom(n);
+        let key = |p: u32| {
+            if Some(p) == idom {
+                Some(p)
+            } else {
+                tree.idom(p)
+            }
+        };
+        let mut preds = self.cfg.pred_graph().successors(n).iter().map(|&p| key(p));
+        let first = preds.next();
+        preds.any(|k| Some(k) != first)
+    }
 }
 
 /// Runs every phase on one preflighted function of `module` (the working copy).
@@ -547,25 +666,36 @@ impl<'a> Ctx<'a> {
     }
 
     /// Duplicates, once per extra predecessor, each small exit block (see
-    /// [`TAIL_DUPLICATION_LIMIT`]) that several blocks branch to, when it only reads local
-    /// slots (the exit block `destructure-cfg` makes for early returns) or is reached from
-    /// inside a loop. Either way the copies spare a guard or a loop-exit dispatch. Its values
-    /// are used only inside it (a block without successors dominates nothing else), so the
-    /// copies need no other rewrite.
+    /// [`TAIL_DUPLICATION_LIMIT`]) when a copy per predecessor spares routing: a predecessor
+    /// is inside a loop (the copy stays in the loop instead of going through its dispatch),
+    /// an edge to it skips over another join of its immediate dominator (it would need a
+    /// guard), or it only loads local slots before returning (the exit block
+    /// `destructure-cfg` makes) and its predecessors sit at different depths. A plain
+    /// diamond's shared tail is left alone. The block's values are used only inside it (a
+    /// block without successors dominates nothing else), so the copies need no rewrite.
     fn duplicate_small_exit_blocks(&mut self, nest: &loops::LoopNest) {
-        let cfg = Cfg::new(self.function());
-        self.info.analysis_count += 1;
+        let (cfg, tree) = self.analyze();
+        let shape = TreeShape::new(&cfg, &tree);
         let entry = cfg.blocks()[0];
-        let candidates: Vec<(Block, Vec<Block>)> = cfg
-            .blocks()
-            .iter()
-            .copied()
-            .filter(|&b| b != entry && cfg.pred_count(b) >= 2 && self.is_duplicable_exit(b))
-            .filter(|&b| {
-                self.only_reads_local_slots(b) || cfg.preds(b).any(|p| nest.loop_of(p).is_some())
-            })
-            .map(|b| (b, cfg.preds(b).collect()))
-            .collect();
+        let mut candidates: Vec<(Block, Vec<Block>)> = Vec::new();
+        for &block in cfg.blocks() {
+            let count = cfg.pred_count(block);
+            if block == entry
+                || !(2..=TAIL_DUPLICATION_MAX_COPIES + 1).contains(&count)
+                || !self.is_duplicable_exit(block)
+            {
+                continue;
+            }
+            let n = cfg.number(block).expect("a block of the CFG");
+            let from_loop = cfg.preds(block).any(|p| nest.loop_of(p).is_some());
+            let duplicate = from_loop
+                || shape.skips_a_join(&tree, n)
+                || (self.only_reads_local_slots(block) && shape.preds_at_mixed_depths(&tree, n));
+            if duplicate {
+                candidates.push((block, cfg.preds(block).collect()));
+            }
+        }
+        self.info.dominance_query_count += tree.query_count();
         for (block, preds) in candidates {
             for &pred in &preds[1..] {
                 let copy = self.clone_block(block);
@@ -573,6 +703,21 @@ impl<'a> Ctx<'a> {
                 self.info.tail_duplicated_block_count += 1;
             }
         }
+    }
+
+    /// Whether every instruction of `block` but its terminator loads from an `alloca`.
+    fn only_reads_local_slots(&self, block: Block) -> bool {
+        let function = self.function();
+        let term = function.terminator(block);
+        function.layout.block_insts(block).all(|inst| {
+            let data = function.dfg.inst(inst);
+            let loads_a_slot = data.opcode == Opcode::Load
+                && matches!(
+                    function.dfg.value_def(data.args[0]),
+                    oxir_ir::ValueDef::Result(def) if function.dfg.inst(def).opcode == Opcode::Alloca
+                );
+            Some(inst) == term || loads_a_slot
+        })
     }
 
     fn is_duplicable_exit(&self, block: Block) -> bool {
@@ -603,21 +748,6 @@ impl<'a> Ctx<'a> {
             }
         }
         true
-    }
-
-    /// Whether every instruction of `block` but its terminator loads from an `alloca`.
-    fn only_reads_local_slots(&self, block: Block) -> bool {
-        let function = self.function();
-        let term = function.terminator(block);
-        function.layout.block_insts(block).all(|inst| {
-            let data = function.dfg.inst(inst);
-            Some(inst) == term
-                || (data.opcode == Opcode::Load
-                    && matches!(
-                        function.dfg.value_def(data.args[0]),
-                        oxir_ir::ValueDef::Result(def) if function.dfg.inst(def).opcode == Opcode::Alloca
-                    ))
-        })
     }
 
     /// A copy of `block` (no parameters, no successors) appended to the layout.

@@ -1,8 +1,8 @@
 //! Passes by name. The names are the kebab-case names `oxir opt --passes` takes.
 
 use crate::passes::{
-    dce, dead_arg_elim, hoist_allocas, inline, mem2reg, reg2mem, simplify_cfg,
-    unused_callable_removal,
+    dce, dead_arg_elim, destructure_cfg, hoist_allocas, inline, mem2reg, reg2mem, restructure_cfg,
+    simplify_cfg, unused_callable_removal,
 };
 use crate::pipeline::{PassFn, PassOutcome};
 use oxir_ir::Module;
@@ -30,6 +30,8 @@ macro_rules! registry {
 }
 
 registry! {
+    "destructure-cfg" => destructure_cfg::run_on_module,
+    "restructure-cfg" => restructure_cfg::run_on_module,
     "simplify-cfg" => simplify_cfg::run_on_module,
     "dce" => dce::run_on_module,
     "inline" => inline::run_on_module,

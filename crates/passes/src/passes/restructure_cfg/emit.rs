@@ -1,0 +1,926 @@
+//! Building the constructs over the acyclic *forward graph*.
+//!
+//! The forward graph has every block and every edge except `continue` edges (to a simple
+//! loop's header or a loop's update block) and `break` edges (to a loop's merge), plus an
+//! edge from each preheader to its loop's merge. It is acyclic, and its dominator tree nests
+//! like the output: a preheader's children are its loop's header and merge.
+//!
+//! Each block is translated once, top-down over that tree, knowing its *continuation*: the
+//! block its normal exits branch to (the merge of the construct it is an arm of), and
+//! whether that block starts with a guard. A block with a `cond_br` / `switch_br` becomes an
+//! `if` / `switch`:
+//! - an arm is the target itself when the block dominates it alone (a tree child with one
+//!   predecessor); otherwise a new block that `continue`s, `break`s, or jumps on;
+//! - the *joins* (tree children with several predecessors, in reverse post-order) follow
+//!   the construct. Join `J` needs no guard when every edge leaving the part translated so
+//!   far goes to `J`: in pre-order numbers, the part is the interval `[pre(X), pre(J))` and
+//!   the test is `max target < ... ≤ pre(J)` on subtree aggregates of each block's edge
+//!   targets. The first join is then the construct's merge. A guarded join is entered by
+//!   `if (selector == id(J))`, and the branches that go there store `id(J)`;
+//! - a jump to a join stores the join's id only when its continuation starts with a guard,
+//!   so code whose joins are all unguarded gets no selector traffic at all.
+
+use super::loops::{LoopForm, LoopNest};
+use super::{Ctx, Failure};
+use crate::analysis::cfg::{reverse_post_order, NONE};
+use cranelift_entity::SecondaryMap;
+use oxir_ir::dominance::{DominatorTree, Graph};
+use oxir_ir::{Block, BlockCall, Inst, InstData, Opcode, Payload, SwitchTable, TypeData, Value};
+use smallvec::SmallVec;
+
+/// Translates every block reachable in the forward graph.
+pub fn emit(ctx: &mut Ctx, nest: &LoopNest) -> Result<(), Failure> {
+    let graph = ForwardGraph::build(ctx, nest)?;
+    ctx.info.analysis_count += 1;
+    let mut emitter = Emitter {
+        ctx,
+        nest,
+        graph: &graph,
+        work: Vec::new(),
+        join_ids: SecondaryMap::with_default(NONE),
+        next_join_id: 0,
+    };
+    emitter.work.push(Task {
+        node: 0,
+        cont: None,
+        top: true,
+    });
+    while let Some(task) = emitter.work.pop() {
+        emitter.translate(task)?;
+    }
+    emitter.ctx.info.dominance_query_count += graph.tree.query_count();
+    Ok(())
+}
+
+/// Where a block's normal exits go.
+#[derive(Copy, Clone, Debug)]
+struct Cont {
+    block: Block,
+    /// Whether `block` starts with a guard (jumps must store their target's id).
+    guarded: bool,
+}
+
+#[derive(Copy, Clone, Debug)]
+struct Task {
+    node: u32,
+    cont: Option<Cont>,
+    /// Whether the block is at the top of its loop body (not inside any arm): there a
+    /// latch of a `loop` branches to the update block with `br` instead of `continue`.
+    top: bool,
+}
+
+/// Min and max of a set of pre-order numbers.
+#[derive(Copy, Clone)]
+struct Span {
+    min: u32,
+    max: u32,
+}
+
+impl Span {
+    const EMPTY: Span = Span {
+        min: u32::MAX,
+        max: 0,
+    };
+
+    fn join(self, other: Span) -> Span {
+        Span {
+            min: self.min.min(other.min),
+            max: self.max.max(other.max),
+        }
+    }
+
+    /// Whether every number lies in `[low, high]`.
+    fn within(self, low: u32, high: u32) -> bool {
+        self.min >= low && self.max <= high
+    }
+}
+
+/// The forward graph, its dominator tree in pre-order, and the per-subtree aggregates.
+struct ForwardGraph {
+    blocks: Vec<Block>,
+    number: SecondaryMap<Block, u32>,
+    pred_count: Vec<u32>,
+    tree: DominatorTree,
+    /// Tree children (CSR), non-joins first, then joins in reverse post-order.
+    child_offsets: Vec<u32>,
+    child_targets: Vec<u32>,
+    /// Pre-order number and end of subtree (exclusive).
+    pre: Vec<u32>,
+    end: Vec<u32>,
+    /// Pre-order numbers of a block's own edge targets, and of its whole subtree's.
+    own_targets: Vec<Span>,
+    subtree_targets: Vec<Span>,
+    /// Whether a block, or its subtree at the same loop level, has a `break` edge.
+    own_break: Vec<bool>,
+    subtree_break: Vec<bool>,
+}
+
+impl ForwardGraph {
+    fn build(ctx: &Ctx, nest: &LoopNest) -> Result<ForwardGraph, Failure> {
+        let function = ctx.function();
+        let blocks: Vec<Block> = function.layout.blocks().collect();
+        let count = blocks.len();
+        let mut number: SecondaryMap<Block, u32> = SecondaryMap::with_default(NONE);
+        for (i, &b) in blocks.iter().enumerate() {
+            number[b] = i as u32;
+        }
+        let mut edges: Vec<(u32, u32)> = Vec::new();
+        let mut own_break = vec![false; count];
+        for (i, &block) in blocks.iter().enumerate() {
+            let first = edges.len();
+            let push = |edges: &mut Vec<(u32, u32)>, target: Block| -> Result<(), Failure> {
+                let to = number[target];
+                if to == NONE {
+                    return Err(Failure::Internal);
+                }
+                if !edges[first..].iter().any(|&(_, t)| t == to) {
+                    edges.push((i as u32, to));
+                }
+                Ok(())
+            };
+            for target in function.successors(block) {
+                match classify_exit(nest, block, target) {
+                    Some(Exit::Break(_)) => own_break[i] = true,
+                    Some(Exit::Continue(_)) => {}
+                    None => push(&mut edges, target)?,
+                }
+            }
+            if let Some(data) = nest.preheader_loop(block) {
+                push(&mut edges, data.merge)?;
+            }
+        }
+        let graph = Graph::from_edges(count, &edges);
+        let mut pred_count = vec![0u32; count];
+        for &(_, to) in &edges {
+            pred_count[to as usize] += 1;
+        }
+        let tree = DominatorTree::compute(&graph);
+        let (rpo, reachable) = reverse_post_order(&graph);
+        let mut rpo_position = vec![NONE; count];
+        for (i, &n) in rpo.iter().enumerate() {
+            rpo_position[n as usize] = i as u32;
+        }
+        // The graph must be acyclic: every edge goes forward in reverse post-order.
+        if edges.iter().any(|&(from, to)| {
+            reachable[from as usize] && rpo_position[to as usize] <= rpo_position[from as usize]
+        }) {
+            return Err(Failure::Internal);
+        }
+
+        // Ordered tree children.
+        let mut pairs: Vec<(u32, bool, u32, u32)> = rpo
+            .iter()
+            .filter_map(|&n| {
+                tree.idom(n).map(|parent| {
+                    (
+                        parent,
+                        pred_count[n as usize] >= 2,
+                        rpo_position[n as usize],
+                        n,
+                    )
+                })
+            })
+            .collect();
+        pairs.sort_unstable();
+        let mut child_offsets = vec![0u32; count + 1];
+        for &(parent, ..) in &pairs {
+            child_offsets[parent as usize + 1] += 1;
+        }
+        for i in 0..count {
+            child_offsets[i + 1] += child_offsets[i];
+        }
+        let child_targets: Vec<u32> = pairs.iter().map(|&(.., n)| n).collect();
+
+        let mut graph_data = ForwardGraph {
+            blocks,
+            number,
+            pred_count,
+            tree,
+            child_offsets,
+            child_targets,
+            pre: vec![NONE; count],
+            end: vec![NONE; count],
+            own_targets: vec![Span::EMPTY; count],
+            subtree_targets: vec![Span::EMPTY; count],
+            own_break,
+            subtree_break: vec![false; count],
+        };
+        if count == 0 {
+            return Ok(graph_data);
+        }
+        // Pre-order over the ordered tree, iteratively.
+        let mut preorder: Vec<u32> = Vec::with_capacity(count);
+        let mut walk: Vec<(u32, usize)> = vec![(0, 0)];
+        graph_data.pre[0] = 0;
+        preorder.push(0);
+        while let Some(top) = walk.last_mut() {
+            let (node, next) = *top;
+            if let Some(&child) = graph_data.children(node).get(next) {
+                top.1 += 1;
+                graph_data.pre[child as usize] = preorder.len() as u32;
+                preorder.push(child);
+                walk.push((child, 0));
+            } else {
+                graph_data.end[node as usize] = preorder.len() as u32;
+                walk.pop();
+            }
+        }
+        for &node in &preorder {
+            let span = graph
+                .successors(node)
+                .iter()
+                .map(|&t| graph_data.pre[t as usize])
+                .fold(Span::EMPTY, |s, p| s.join(Span { min: p, max: p }));
+            graph_data.own_targets[node as usize] = span;
+            graph_data.subtree_targets[node as usize] = span;
+            graph_data.subtree_break[node as usize] = graph_data.own_break[node as usize];
+        }
+        for &node in preorder.iter().rev() {
+            let Some(parent) = graph_data.tree.idom(node) else {
+                continue;
+            };
+            let (p, n) = (parent as usize, node as usize);
+            graph_data.subtree_targets[p] =
+                graph_data.subtree_targets[p].join(graph_data.subtree_targets[n]);
+            // A loop body's breaks leave that loop, not the preheader's level.
+            let enters_loop = nest
+                .preheader_loop(graph_data.blocks[p])
+                .is_some_and(|data| data.header == graph_data.blocks[n]);
+            if !enters_loop {
+                graph_data.subtree_break[p] |= graph_data.subtree_break[n];
+            }
+        }
+        Ok(graph_data)
+    }
+
+    fn children(&self, node: u32) -> &[u32] {
+        let n = node as usize;
+        &self.child_targets[self.child_offsets[n] as usize..self.child_offsets[n + 1] as usize]
+    }
+
+    fn is_join(&self, node: u32) -> bool {
+        self.pred_count[node as usize] >= 2
+    }
+
+    /// Whether an edge leaves the subtree of `node` (a normal exit of its translation).
+    fn leaves_subtree(&self, node: u32) -> bool {
+        let n = node as usize;
+        !self.subtree_targets[n].within(self.pre[n], self.end[n] - 1)
+    }
+}
+
+/// A `continue` or `break` edge of the loop a block is in.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Exit {
+    Continue(Block),
+    Break(Block),
+}
+
+fn classify_exit(nest: &LoopNest, block: Block, target: Block) -> Option<Exit> {
+    let data = nest.loop_of(block)?;
+    let continue_target = match data.form {
+        LoopForm::Simple => data.header,
+        LoopForm::Counted { update, .. } => update,
+    };
+    if target == continue_target || target == data.header {
+        Some(Exit::Continue(continue_target))
+    } else if target == data.merge {
+        Some(Exit::Break(target))
+    } else {
+        None
+    }
+}
+
+/// How an edge of a translated block is expressed.
+#[derive(Copy, Clone, Debug)]
+enum EdgeKind {
+    Exit(Exit),
+    /// The target is dominated by the source alone: translated in place.
+    Child(u32),
+    /// The target is a join: branch to the continuation.
+    Jump(Block),
+}
+
+struct Emitter<'c, 'm, 'n, 'g> {
+    ctx: &'c mut Ctx<'m>,
+    nest: &'n LoopNest,
+    graph: &'g ForwardGraph,
+    work: Vec<Task>,
+    join_ids: SecondaryMap<Block, u32>,
+    next_join_id: u32,
+}
+
+impl Emitter<'_, '_, '_, '_> {
+    fn kind(&self, source: Block, target: Block) -> Result<EdgeKind, Failure> {
+        if let Some(exit) = classify_exit(self.nest, source, target) {
+            return Ok(EdgeKind::Exit(exit));
+        }
+        let node = self.graph.number[target];
+        if node == NONE {
+            return Err(Failure::Internal);
+        }
+        Ok(if self.graph.is_join(node) {
+            EdgeKind::Jump(target)
+        } else {
+            EdgeKind::Child(node)
+        })
+    }
+
+    fn join_id(&mut self, join: Block) -> u32 {
+        if self.join_ids[join] == NONE {
+            self.join_ids[join] = self.next_join_id;
+            self.next_join_id += 1;
+        }
+        self.join_ids[join]
+    }
+
+    fn translate(&mut self, task: Task) -> Result<(), Failure> {
+        let block = self.graph.blocks[task.node as usize];
+        if let Some(data) = self.nest.preheader_loop(block) {
+            let (header, merge, form) = (data.header, data.merge, data.form);
+            let payload = match form {
+                LoopForm::Simple => Payload::SimpleLoop {
+                    body: BlockCall::new(header),
+                    merge,
+                },
+                LoopForm::Counted { body, update } => Payload::Loop {
+                    prepare: BlockCall::new(header),
+                    body,
+                    update,
+                    merge,
+                },
+            };
+            let opcode = match form {
+                LoopForm::Simple => Opcode::SimpleLoop,
+                LoopForm::Counted { .. } => Opcode::Loop,
+            };
+            self.ctx
+                .set_terminator(block, InstData::with_payload(opcode, &[], payload));
+            self.ctx.info.restructured_loop_count += 1;
+            let (header_node, merge_node) = (self.graph.number[header], self.graph.number[merge]);
+            self.schedule(&[
+                Task {
+                    node: header_node,
+                    cont: None,
+                    top: true,
+                },
+                Task {
+                    node: merge_node,
+                    cont: task.cont,
+                    top: task.top,
+                },
+            ]);
+            return Ok(());
+        }
+        if let Some(data) = self.nest.counted_loop_of_prepare(block) {
+            // The prepare block keeps its `cond_br c, body, merge`.
+            let LoopForm::Counted { body, .. } = data.form else {
+                return Err(Failure::Internal);
+            };
+            let body_node = self.graph.number[body];
+            self.schedule(&[Task {
+                node: body_node,
+                cont: None,
+                top: true,
+            }]);
+            return Ok(());
+        }
+        let term = self.ctx.terminator(block)?;
+        let data = self.ctx.function().dfg.inst(term).clone();
+        let targets: SmallVec<[Block; 4]> = data.payload.edges().iter().map(|e| e.block).collect();
+        match data.opcode {
+            Opcode::Return | Opcode::Unreachable | Opcode::Discard => Ok(()),
+            Opcode::Br => self.translate_jump(task, block, term, targets[0]),
+            Opcode::CondBr | Opcode::SwitchBr => {
+                if targets.iter().all(|&t| t == targets[0]) {
+                    // `cond_br c, b, b`: a plain branch.
+                    let jump = Payload::Jump(BlockCall::new(targets[0]));
+                    self.ctx
+                        .set_terminator(block, InstData::with_payload(Opcode::Br, &[], jump));
+                    self.ctx.info.canonicalized_cfg_count += 1;
+                    return self.translate_jump(task, block, term, targets[0]);
+                }
+                self.translate_branch(task, block, term, &data.args, &data.payload)
+            }
+            _ => Err(Failure::Internal),
+        }
+    }
+
+    /// Pushes tasks so that they are translated in the given order.
+    fn schedule(&mut self, tasks: &[Task]) {
+        self.work.extend(tasks.iter().rev().copied());
+    }
+
+    fn translate_jump(
+        &mut self,
+        task: Task,
+        block: Block,
+        term: Inst,
+        target: Block,
+    ) -> Result<(), Failure> {
+        match self.kind(block, target)? {
+            EdgeKind::Exit(exit) => {
+                let counted_top = task.top
+                    && matches!(
+                        self.nest.loop_of(block).map(|d| d.form),
+                        Some(LoopForm::Counted { .. })
+                    );
+                let (opcode, target) = match exit {
+                    // The body of a `loop` ends in `br update` by the lowering contract.
+                    Exit::Continue(update) if counted_top => (Opcode::Br, update),
+                    Exit::Continue(target) => (Opcode::Continue, target),
+                    Exit::Break(merge) => (Opcode::Break, merge),
+                };
+                let jump = Payload::Jump(BlockCall::new(target));
+                self.ctx
+                    .set_terminator(block, InstData::with_payload(opcode, &[], jump));
+            }
+            EdgeKind::Child(node) => {
+                self.check_child(block, node)?;
+                self.schedule(&[Task {
+                    node,
+                    cont: task.cont,
+                    top: task.top,
+                }]);
+            }
+            EdgeKind::Jump(join) => {
+                let cont = task.cont.ok_or(Failure::Internal)?;
+                if cont.guarded {
+                    let id = self.join_id(join);
+                    self.ctx.store_selector_before(term, id);
+                }
+                if cont.block != join {
+                    self.ctx.retarget(block, join, cont.block);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn check_child(&self, block: Block, node: u32) -> Result<(), Failure> {
+        let parent = self.graph.tree.idom(node).ok_or(Failure::Internal)?;
+        if self.graph.blocks[parent as usize] == block {
+            Ok(())
+        } else {
+            Err(Failure::Internal)
+        }
+    }
+
+    /// A `cond_br` / `switch_br` at `block`: the construct, its arms and its joins.
+    fn translate_branch(
+        &mut self,
+        task: Task,
+        block: Block,
+        term: Inst,
+        args: &[Value],
+        payload: &Payload,
+    ) -> Result<(), Failure> {
+        let node = self.graph.number[block];
+        let children = self.graph.children(node);
+        let (non_joins, joins): (Vec<u32>, Vec<u32>) =
+            children.iter().partition(|&&c| !self.graph.is_join(c));
+        if let Payload::CondBranch {
+            then_dest,
+            else_dest,
+        } = payload
+        {
+            if joins.is_empty() {
+                let (then_block, else_block) = (then_dest.block, else_dest.block);
+                if let Some(continuing) = self.continuing_arm(block, then_block, else_block)? {
+                    return self.translate_if_continuing_after(
+                        task, block, args, then_block, else_block, continuing,
+                    );
+                }
+            }
+        }
+        // Which joins need a guard: see the module docs.
+        let low = self.graph.pre[node as usize];
+        let mut span = self.graph.own_targets[node as usize];
+        for &c in &non_joins {
+            span = span.join(self.graph.subtree_targets[c as usize]);
+        }
+        let mut guarded = Vec::with_capacity(joins.len());
+        for &j in &joins {
+            guarded.push(!span.within(low, self.graph.pre[j as usize]));
+            span = span.join(self.graph.subtree_targets[j as usize]);
+        }
+        let mut entries = Vec::with_capacity(joins.len());
+        for (i, &j) in joins.iter().enumerate() {
+            entries.push(if guarded[i] {
+                self.ctx.new_block()
+            } else {
+                self.graph.blocks[j as usize]
+            });
+        }
+        let merge = if let Some(&first) = entries.first() {
+            Some(Cont {
+                block: first,
+                guarded: guarded[0],
+            })
+        } else if self.graph.leaves_subtree(node) {
+            let cont = task.cont.ok_or(Failure::Internal)?;
+            let forward = self.ctx.new_block();
+            self.ctx.append_jump(forward, Opcode::Br, cont.block);
+            Some(Cont {
+                block: forward,
+                guarded: cont.guarded,
+            })
+        } else {
+            None
+        };
+
+        let mut arms = Arms::default();
+        match payload {
+            Payload::CondBranch {
+                then_dest,
+                else_dest,
+            } => {
+                let then_arm = self.arm(block, then_dest.block, merge, &mut arms)?;
+                let else_arm = self.arm(block, else_dest.block, merge, &mut arms)?;
+                let payload = Payload::If {
+                    then_dest: BlockCall::new(then_arm),
+                    else_dest: BlockCall::new(else_arm),
+                    merge: merge.map(|m| m.block),
+                };
+                self.ctx
+                    .set_terminator(block, InstData::with_payload(Opcode::If, args, payload));
+                self.ctx.info.restructured_if_count += 1;
+            }
+            Payload::SwitchBranch(table) => {
+                let arms_break = self.graph.own_break[node as usize]
+                    || non_joins
+                        .iter()
+                        .any(|&c| self.graph.subtree_break[c as usize]);
+                match merge {
+                    Some(merge) if !arms_break => {
+                        let mut cases = Vec::with_capacity(table.cases.len());
+                        for (label, dest) in &table.cases {
+                            let arm = self.arm(block, dest.block, Some(merge), &mut arms)?;
+                            cases.push((*label, BlockCall::new(arm)));
+                        }
+                        let default =
+                            self.arm(block, table.default.block, Some(merge), &mut arms)?;
+                        let table = SwitchTable {
+                            cases,
+                            default: BlockCall::new(default),
+                        };
+                        let payload = Payload::Switch {
+                            table: Box::new(table),
+                            merge: merge.block,
+                        };
+                        self.ctx.set_terminator(
+                            block,
+                            InstData::with_payload(Opcode::Switch, args, payload),
+                        );
+                        self.ctx.info.restructured_switch_count += 1;
+                    }
+                    _ => {
+                        let selector = *args.first().ok_or(Failure::Internal)?;
+                        self.translate_if_chain(block, term, selector, table, merge, &mut arms)?;
+                        self.ctx.info.switch_to_if_chain_count += 1;
+                    }
+                }
+            }
+            _ => return Err(Failure::Internal),
+        }
+
+        // The joins, each behind a guard when not every path reaches it.
+        let mut tasks = arms.tasks;
+        for (i, &j) in joins.iter().enumerate() {
+            let join = self.graph.blocks[j as usize];
+            let next = match entries.get(i + 1) {
+                Some(&entry) => Some(Cont {
+                    block: entry,
+                    guarded: guarded[i + 1],
+                }),
+                None => task.cont,
+            };
+            if !guarded[i] {
+                tasks.push(Task {
+                    node: j,
+                    cont: next,
+                    top: task.top,
+                });
+                continue;
+            }
+            let next = next.ok_or(Failure::Internal)?;
+            let guard = entries[i];
+            let guard_merge = if i + 1 < entries.len() {
+                next.block
+            } else {
+                let forward = self.ctx.new_block();
+                self.ctx.append_jump(forward, Opcode::Br, next.block);
+                forward
+            };
+            let id = self.join_id(join);
+            let condition = self.ctx.append_selector_test(guard, id);
+            let skip = self.ctx.new_block();
+            self.ctx.append_jump(skip, Opcode::Br, guard_merge);
+            let payload = Payload::If {
+                then_dest: BlockCall::new(join),
+                else_dest: BlockCall::new(skip),
+                merge: Some(guard_merge),
+            };
+            self.ctx.append(
+                guard,
+                InstData::with_payload(Opcode::If, &[condition], payload),
+                None,
+            );
+            self.ctx.info.guard_count += 1;
+            tasks.push(Task {
+                node: j,
+                cont: Some(Cont {
+                    block: guard_merge,
+                    guarded: next.guarded,
+                }),
+                top: false,
+            });
+        }
+        self.schedule(&tasks);
+        Ok(())
+    }
+
+    /// When one arm of `cond_br` never comes back (it breaks, continues or leaves the
+    /// function) and the other is a block the branch dominates alone that continues the
+    /// code, that block can follow the `if` as its merge instead of nesting inside the arm:
+    /// `if c { return } rest` rather than `if c { return } else { rest }`. The continuing
+    /// block must not itself be a straight dead end, and when it never comes back either,
+    /// the other arm must be one (a `break` / `continue`, or straight-line code that
+    /// returns or breaks): a plain `if` / `else` whose arms both return stays as it is.
+    fn continuing_arm(
+        &self,
+        block: Block,
+        then_block: Block,
+        else_block: Block,
+    ) -> Result<Option<Block>, Failure> {
+        if then_block == else_block {
+            return Ok(None);
+        }
+        let then_kind = self.kind(block, then_block)?;
+        let else_kind = self.kind(block, else_block)?;
+        for (candidate, other, continuing) in [
+            (then_kind, else_kind, then_block),
+            (else_kind, then_kind, else_block),
+        ] {
+            let EdgeKind::Child(node) = candidate else {
+                continue;
+            };
+            let live = self.graph.leaves_subtree(node);
+            if !live && self.is_straight_dead_end(candidate) {
+                continue;
+            }
+            let other_dead = match other {
+                EdgeKind::Exit(_) => true,
+                EdgeKind::Jump(_) => false,
+                EdgeKind::Child(n) => !self.graph.leaves_subtree(n),
+            };
+            if other_dead && (live || self.is_straight_dead_end(other)) {
+                return Ok(Some(continuing));
+            }
+        }
+        Ok(None)
+    }
+
+    /// A `break` / `continue` arm, or a straight chain of blocks (each `br` to the next,
+    /// nothing else in the subtree) that ends by leaving the function or breaking the loop.
+    /// A chain that ends by continuing the loop is the rest of the loop body, not a dead end.
+    fn is_straight_dead_end(&self, kind: EdgeKind) -> bool {
+        let mut node = match kind {
+            EdgeKind::Exit(_) => return true,
+            EdgeKind::Jump(_) => return false,
+            EdgeKind::Child(n) => n,
+        };
+        loop {
+            let block = self.graph.blocks[node as usize];
+            let Some(term) = self.ctx.function().terminator(block) else {
+                return false;
+            };
+            let data = self.ctx.function().dfg.inst(term);
+            let children = self.graph.children(node);
+            match data.opcode {
+                Opcode::Return | Opcode::Unreachable | Opcode::Discard => {
+                    return children.is_empty()
+                }
+                Opcode::Br => match self.kind(block, data.payload.edges()[0].block) {
+                    Ok(EdgeKind::Exit(Exit::Break(_))) => return children.is_empty(),
+                    Ok(EdgeKind::Child(next)) if children == [next] => node = next,
+                    _ => return false,
+                },
+                _ => return false,
+            }
+        }
+    }
+
+    /// `if c, then A, else B, merge C` where `C` is the continuing arm's target: its arm is a
+    /// new block `br C`, and `C` continues the enclosing sequence.
+    fn translate_if_continuing_after(
+        &mut self,
+        task: Task,
+        block: Block,
+        args: &[Value],
+        then_block: Block,
+        else_block: Block,
+        continuing: Block,
+    ) -> Result<(), Failure> {
+        let node = self.graph.number[continuing];
+        self.check_child(block, node)?;
+        let forward = self.ctx.new_block();
+        self.ctx.append_jump(forward, Opcode::Br, continuing);
+        let mut arms = Arms::default();
+        let (then_arm, else_arm) = if continuing == then_block {
+            (forward, self.arm(block, else_block, None, &mut arms)?)
+        } else {
+            (self.arm(block, then_block, None, &mut arms)?, forward)
+        };
+        let payload = Payload::If {
+            then_dest: BlockCall::new(then_arm),
+            else_dest: BlockCall::new(else_arm),
+            merge: Some(continuing),
+        };
+        self.ctx
+            .set_terminator(block, InstData::with_payload(Opcode::If, args, payload));
+        self.ctx.info.restructured_if_count += 1;
+        let mut tasks = arms.tasks;
+        tasks.push(Task {
+            node,
+            cont: task.cont,
+            top: task.top,
+        });
+        self.schedule(&tasks);
+        Ok(())
+    }
+
+    /// The arm block for an edge from `block` to `target` inside a construct merging at
+    /// `merge`; reuses the arm already made for the same target.
+    fn arm(
+        &mut self,
+        block: Block,
+        target: Block,
+        merge: Option<Cont>,
+        arms: &mut Arms,
+    ) -> Result<Block, Failure> {
+        if let Some(&(_, arm)) = arms.made.iter().find(|(t, _)| *t == target) {
+            return Ok(arm);
+        }
+        let arm = match self.kind(block, target)? {
+            EdgeKind::Child(node) => {
+                self.check_child(block, node)?;
+                arms.tasks.push(Task {
+                    node,
+                    cont: merge,
+                    top: false,
+                });
+                target
+            }
+            EdgeKind::Exit(exit) => {
+                let arm = self.ctx.new_block();
+                let (opcode, target) = match exit {
+                    Exit::Continue(target) => (Opcode::Continue, target),
+                    Exit::Break(target) => (Opcode::Break, target),
+                };
+                self.ctx.append_jump(arm, opcode, target);
+                arm
+            }
+            EdgeKind::Jump(join) => {
+                let merge = merge.ok_or(Failure::Internal)?;
+                let arm = self.ctx.new_block();
+                if merge.guarded {
+                    let id = self.join_id(join);
+                    self.ctx.append_store_selector(arm, id);
+                }
+                self.ctx.append_jump(arm, Opcode::Br, merge.block);
+                arm
+            }
+        };
+        arms.made.push((target, arm));
+        Ok(arm)
+    }
+
+    /// Whether the arm for `target` can end by branching to the merge.
+    fn arm_exits_normally(&self, block: Block, target: Block) -> Result<bool, Failure> {
+        Ok(match self.kind(block, target)? {
+            EdgeKind::Child(node) => self.graph.leaves_subtree(node),
+            EdgeKind::Jump(_) => true,
+            EdgeKind::Exit(_) => false,
+        })
+    }
+
+    /// A `switch_br` as a chain of `if`s: `if s == a || s == b { case } else if ... else
+    /// { default }`, one `if` per distinct case target, each nested `if` with its own merge
+    /// that branches to the outer one.
+    fn translate_if_chain(
+        &mut self,
+        block: Block,
+        term: Inst,
+        selector: Value,
+        table: &SwitchTable,
+        merge: Option<Cont>,
+        arms: &mut Arms,
+    ) -> Result<(), Failure> {
+        let default = table.default.block;
+        let mut groups: Vec<(Vec<u64>, Block)> = Vec::new();
+        for (label, dest) in &table.cases {
+            if dest.block == default {
+                continue;
+            }
+            match groups.iter_mut().find(|(_, t)| *t == dest.block) {
+                Some((labels, _)) => labels.push(*label),
+                None => groups.push((vec![*label], dest.block)),
+            }
+        }
+        // Whether any arm from group `i` on (or the default) comes back to the merge.
+        let mut suffix_exits = vec![false; groups.len() + 1];
+        suffix_exits[groups.len()] = self.arm_exits_normally(block, default)?;
+        for i in (0..groups.len()).rev() {
+            suffix_exits[i] = suffix_exits[i + 1] || self.arm_exits_normally(block, groups[i].1)?;
+        }
+        let scalar = {
+            let ty = self.ctx.function().dfg.value_type(selector);
+            match self.ctx.module.types.try_get(ty) {
+                Some(TypeData::Scalar(s)) => *s,
+                _ => return Err(Failure::Internal),
+            }
+        };
+        let selector_ty = self.ctx.function().dfg.value_type(selector);
+        let bool_ty = self.ctx.bool_ty;
+        let mut current = block;
+        let mut current_merge = merge;
+        for (i, (labels, target)) in groups.iter().enumerate() {
+            // The condition, before the terminator it replaces or in the new chain block.
+            let mut condition: Option<Value> = None;
+            for &label in labels {
+                let c = self.ctx.module.const_scalar(scalar, label);
+                let constant = self.ctx.function_mut().dfg.const_value(c, selector_ty);
+                let eq = InstData::new(Opcode::Eq, &[selector, constant]);
+                let test = self.place(current, term, block, eq, bool_ty)?;
+                condition = Some(match condition {
+                    None => test,
+                    Some(previous) => {
+                        let or = InstData::new(Opcode::Or, &[previous, test]);
+                        self.place(current, term, block, or, bool_ty)?
+                    }
+                });
+            }
+            let condition = condition.ok_or(Failure::Internal)?;
+            let then_arm = self.arm(block, *target, current_merge, arms)?;
+            let (else_arm, next) = if i + 1 == groups.len() {
+                (self.arm(block, default, current_merge, arms)?, None)
+            } else {
+                let next_block = self.ctx.new_block();
+                let next_merge = if suffix_exits[i + 1] {
+                    let outer = current_merge.ok_or(Failure::Internal)?;
+                    let forward = self.ctx.new_block();
+                    self.ctx.append_jump(forward, Opcode::Br, outer.block);
+                    Some(Cont {
+                        block: forward,
+                        guarded: outer.guarded,
+                    })
+                } else {
+                    None
+                };
+                (next_block, Some((next_block, next_merge)))
+            };
+            let payload = Payload::If {
+                then_dest: BlockCall::new(then_arm),
+                else_dest: BlockCall::new(else_arm),
+                merge: current_merge.map(|m| m.block),
+            };
+            let data = InstData::with_payload(Opcode::If, &[condition], payload);
+            if current == block {
+                self.ctx.set_terminator(block, data);
+            } else {
+                self.ctx.append(current, data, None);
+            }
+            if let Some((next_block, next_merge)) = next {
+                current = next_block;
+                current_merge = next_merge;
+            }
+        }
+        Ok(())
+    }
+
+    /// Places a condition instruction: before `term` in the branch's own block, appended
+    /// in a chain block.
+    fn place(
+        &mut self,
+        current: Block,
+        term: Inst,
+        block: Block,
+        data: InstData,
+        ty: oxir_ir::Type,
+    ) -> Result<Value, Failure> {
+        let value = if current == block {
+            self.ctx.insert_before(term, data, Some(ty))
+        } else {
+            self.ctx.append(current, data, Some(ty))
+        };
+        value.ok_or(Failure::Internal)
+    }
+}
+
+/// The arms made for one construct: reused per target, and the tasks they schedule.
+#[derive(Default)]
+struct Arms {
+    made: Vec<(Block, Block)>,
+    tasks: Vec<Task>,
+}

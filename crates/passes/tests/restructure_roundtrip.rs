@@ -5,8 +5,9 @@
 //!    `return`, loops with several latches and exits from back edges to dominators, and
 //!    values used across blocks) → restructure → the verifier with every option accepts;
 //! 3. random irreducible CFGs (a cycle with two entries) are refused whole, the module text
-//!    byte-identical;
-//! plus a scale test that prints how long a ~100k-instruction function takes.
+//!    byte-identical.
+//!
+//! A scale test prints how long a ~100k-instruction function takes.
 //!
 //! `PROPTEST_CASES` sets the number of cases (default 64).
 //!
@@ -55,7 +56,7 @@ fn assert_fully_structured(module: &Module, context: &str) {
             };
             let f = &module.functions[func];
             let term = f.terminator(block);
-            !term.is_some_and(|t| f.dfg.inst(t).opcode == Opcode::Unreachable)
+            term.is_none_or(|t| f.dfg.inst(t).opcode != Opcode::Unreachable)
         })
         .collect();
     assert!(
@@ -89,14 +90,19 @@ fn random_dag(rng: &mut Rng, count: usize) -> Vec<Vec<usize>> {
         };
         succs[parent].push(j);
     }
-    for i in 1..count.saturating_sub(1) {
+    for (i, targets) in succs
+        .iter_mut()
+        .enumerate()
+        .take(count.saturating_sub(1))
+        .skip(1)
+    {
         if rng.chance(35) {
             let j = i + 1 + rng.below((count - i - 1).min(8));
-            succs[i].push(j);
+            targets.push(j);
         }
-        if succs[i].len() == 1 && rng.chance(5) {
-            let only = succs[i][0];
-            succs[i].push(only); // a degenerate `cond_br c, b, b`
+        if targets.len() == 1 && rng.chance(5) {
+            let only = targets[0];
+            targets.push(only); // a degenerate `cond_br c, b, b`
         }
     }
     succs

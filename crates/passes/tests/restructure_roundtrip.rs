@@ -39,9 +39,9 @@ fn cases() -> u32 {
         .unwrap_or(64)
 }
 
-/// Verifies with every option. A loop of the input that can never be left gets a merge
-/// block that ends in `unreachable` and is itself unreachable; those are the only
-/// unreachable blocks allowed.
+/// Verifies with every option and round-trips the structured view. A loop of the input
+/// that can never be left gets a merge block that ends in `unreachable` and is itself
+/// unreachable; those are the only unreachable blocks allowed.
 fn assert_fully_structured(module: &Module, context: &str) {
     let report = verify_module(module, &VerifierOptions::all());
     let unexpected: Vec<_> = report
@@ -63,6 +63,15 @@ fn assert_fully_structured(module: &Module, context: &str) {
         unexpected.is_empty(),
         "{context}: the restructured module does not verify:\n{report}\n{}",
         print_module(module, View::Flat)
+    );
+    // The structured view (blocks nested under their constructs) reads back the same.
+    let structured = print_module(module, View::Structured);
+    let reparsed = oxir_ir::parser::parse_module(&structured)
+        .unwrap_or_else(|e| panic!("{context}: the structured view does not parse: {e}"));
+    assert_eq!(
+        print_module(&reparsed, View::Flat),
+        print_module(module, View::Flat),
+        "{context}: the structured view does not round-trip"
     );
 }
 

@@ -5,20 +5,22 @@
 //! edge from each preheader to its loop's merge. It is acyclic, and its dominator tree nests
 //! like the output: a preheader's children are its loop's header and merge.
 //!
-//! Each block is translated once, top-down over that tree, knowing its *continuation*: the
-//! block its normal exits branch to (the merge of the construct it is an arm of), and
-//! whether that block starts with a guard. A block with a `cond_br` / `switch_br` becomes an
-//! `if` / `switch`:
-//! - an arm is the target itself when the block dominates it alone (a tree child with one
+//! Each block is translated once, top-down over that tree (with an explicit work list),
+//! knowing its *continuation*: the block its normal exits branch to (the merge of the
+//! construct it is an arm of), and whether that block starts with a guard. A block `X` with
+//! a `cond_br` / `switch_br` becomes an `if` / `switch`:
+//! - an arm is the target itself when `X` dominates it alone (a tree child with one
 //!   predecessor); otherwise a new block that `continue`s, `break`s, or jumps on;
-//! - the *joins* (tree children with several predecessors, in reverse post-order) follow
-//!   the construct. Join `J` needs no guard when every edge leaving the part translated so
-//!   far goes to `J`: in pre-order numbers, the part is the interval `[pre(X), pre(J))` and
-//!   the test is `max target < ... ≤ pre(J)` on subtree aggregates of each block's edge
-//!   targets. The first join is then the construct's merge. A guarded join is entered by
-//!   `if (selector == id(J))`, and the branches that go there store `id(J)`;
-//! - a jump to a join stores the join's id only when its continuation starts with a guard,
-//!   so code whose joins are all unguarded gets no selector traffic at all.
+//! - `X`'s *joins* (tree children with several predecessors), in reverse post-order,
+//!   follow the construct. Children are ordered non-joins first, then joins, so the code
+//!   before join `J` is the pre-order interval `[pre(X), pre(J))`, and `J` needs no guard
+//!   exactly when every edge out of that interval targets `J`: when the interval's edge
+//!   targets (a subtree aggregate of min / max pre-order numbers) lie in `[pre(X), pre(J)]`
+//!   (an edge can enter a later subtree only at its root). The first join is then the
+//!   construct's merge. A guarded join is entered by `if selector == id(J)`, and the
+//!   branches that go there store `id(J)`;
+//! - a jump stores its target's id only when its continuation starts with a guard, so
+//!   code whose joins are all unguarded gets no selector traffic at all.
 
 use super::loops::{LoopForm, LoopNest};
 use super::{Ctx, Failure};

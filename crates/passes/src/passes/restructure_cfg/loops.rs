@@ -14,15 +14,20 @@
 //!   hold the loop construct: the only outside predecessor when it ends in `br header` and
 //!   belongs to the parent loop, otherwise a new block.
 //! - *Exit absorption.* While the loop has more than one exit target that its header
-//!   dominates, it takes in such a target whose predecessors are all inside it — blocks that
+//!   dominates, it takes in such a target whose predecessors are all inside it and that sits
+//!   at the parent loop's level (or leaves the function and is in no loop) — blocks that
 //!   leave the function first, the header's own exit last, otherwise the earliest in reverse
 //!   post-order. This keeps a `break` arm's code or an early `return` inside the loop
-//!   instead of routing it through a dispatch, and a top-tested loop top-tested.
+//!   instead of routing it through a dispatch, and a top-tested loop top-tested. At most
+//!   [`ABSORPTION_LIMIT`] blocks per loop.
 //! - *Merge.* One exit target that the header dominates and that only the loop reaches is
 //!   the merge block itself. Otherwise a new merge block branches to the single target, or
 //!   (several targets) every exit stores the target's number in the selector slot and the
 //!   merge dispatches on it (`cond_br` / `switch_br`, structured later like any branch).
-//!   A loop without exits gets a merge block that ends in `unreachable`.
+//!   An exit through a `br` stores before it; an exit edge of a multi-way branch goes
+//!   through a new block that stores; a `loop`'s prepare block stores its exit's number
+//!   before its `cond_br` (every other exit overwrites it). A loop without exits gets a
+//!   merge block that ends in `unreachable`.
 //! - *Form.* A header ending in `cond_br c, in-loop, exit` makes the loop a `loop` with the
 //!   header as prepare block (the condition is negated when the exit is the `then` edge);
 //!   its only latch is the update block when that latch ends in `br header`, otherwise the

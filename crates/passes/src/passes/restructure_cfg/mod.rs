@@ -24,41 +24,47 @@
 //!
 //! # How
 //!
-//! The algorithm is linear in the size of the function apart from the near-linear
-//! union-find of the loop analysis; it never rescans the function per construct. It follows
-//! the dominator-tree translation of Ramsey ("Beyond Relooper", 2022) with the exits that
-//! translation expresses as multi-level `br` routed through one `u32` selector slot, the
-//! way SPIR-T's structurizer and Mesa's `nir_lower_goto_ifs` route their deferred edges:
+//! The work is linear in the size of the function apart from a near-linear union-find and
+//! a few sorts (O(n log n)); a constant number of CFG / dominator-tree computations per
+//! function (`analysis_count`), never a rescan per construct. It follows the
+//! dominator-tree translation of Ramsey ("Beyond Relooper", 2022), with the exits that
+//! translation writes as multi-level `br` routed through one `u32` selector slot per
+//! function, the way SPIR-T's structurizer and Mesa's `nir_lower_goto_ifs` route their
+//! deferred edges:
 //!
-//! 1. **Clean-up** (this file): blocks unreachable from the entry are removed; small exit
-//!    blocks (`return` / `unreachable` / `discard`, at most [`TAIL_DUPLICATION_LIMIT`]
-//!    instructions, nothing convergent or annotated) that are reached from inside a loop or
-//!    from different nesting depths are duplicated per predecessor, so early returns (the
-//!    exit block `destructure-cfg` makes) need no routing.
-//! 2. **Loops** ([`loops`]): natural loops of the reducible CFG, each extended by the blocks
-//!    it dominates that only lead out of it (the code of a `break` arm, an early `return`)
-//!    until one exit remains. Every loop gets a preheader (the block that will hold the loop
-//!    construct) and one merge block: the exit itself when that is possible, otherwise a new
-//!    block, and with several exits a dispatch on the selector that each exit stored.
-//!    A loop whose header ends in `cond_br c, in-loop, exit` becomes `loop prepare H, body B,
-//!    update U, merge M` (one latch ending in `br H` is the update block; several latches
-//!    go through a new one); any other loop becomes `simple_loop body H, merge M`.
-//! 3. **Selections** ([`emit`]): with back edges and loop exits cut and each loop's
-//!    preheader linked to its merge, the CFG is acyclic. Over its dominator tree every block
-//!    with a `cond_br` / `switch_br` becomes an `if` / `switch` whose arms are the targets it
-//!    dominates alone; its *join* children (blocks it dominates with several predecessors)
-//!    follow the construct in reverse post-order. When everything that leaves the part
-//!    before a join goes to that join, the join is the merge; otherwise the branch that
-//!    skips ahead stores the join's number in the selector and a guard `if` before each
-//!    join tests it. Whether a join needs a guard is one interval test on dominator-tree
-//!    pre-order numbers (every edge leaving a pre-order interval goes to its first block
-//!    after it), so deciding costs O(1) per join after one linear pass.
-//!    A `switch_br` becomes a `switch`, unless an arm leaves the enclosing loop (a `break`
-//!    there would leave the switch instead) or no arm comes back: then it becomes a chain
-//!    of `if`s on `eq` of the selector.
-//! 4. **Finishing** ([`finish`]): values whose definition no longer dominates a use (a
-//!    value computed inside a loop and used after one of several exits, now reached through
-//!    the dispatch) are carried through a function-space slot; blocks are laid out in
+//! 1. **Clean-up** (this file): blocks unreachable from the entry are removed. A small exit
+//!    block (`return` / `unreachable` / `discard`, at most [`TAIL_DUPLICATION_LIMIT`]
+//!    instructions, nothing convergent, annotated or `alloca`) is copied per predecessor
+//!    when a predecessor is inside a loop, when an edge to it jumps over another join of its
+//!    immediate dominator, or when it only loads local slots (the exit block
+//!    `destructure-cfg` makes for early returns) and is reached from different depths: then
+//!    early returns need no routing. A diamond's shared tail is not copied.
+//! 2. **Loops** (`loops.rs`): natural loops, each extended by blocks it dominates that
+//!    only lead out of it (a `break` arm's code, an early `return`) until one exit is left.
+//!    Every loop gets a preheader (the block that will end in the loop construct) and one
+//!    merge block: the exit itself when only the loop reaches it, else a new block, which
+//!    with several exits dispatches on the selector that each exit stored. A loop whose
+//!    header ends in `cond_br c, in-loop, exit` becomes `loop prepare H, body B, update U,
+//!    merge M` (a single latch ending in `br H` is the update block, otherwise a new block
+//!    that the latches reach); any other loop becomes `simple_loop body H, merge M`.
+//! 3. **Selections** (`emit.rs`): with back edges and loop exits cut and each preheader
+//!    linked to its loop's merge, the CFG is acyclic. Over its dominator tree each
+//!    `cond_br` / `switch_br` becomes an `if` / `switch` whose arms are the targets it
+//!    dominates alone; its *joins* (tree children with several predecessors) follow the
+//!    construct in reverse post-order. A join needs no guard when every edge leaving the
+//!    code before it (a pre-order interval of the tree) goes to the join itself; it is then
+//!    the construct's merge. Otherwise the branches to it store its number in the selector
+//!    and an `if` on the selector enters it. The test is O(1) per join on subtree
+//!    aggregates of edge targets' pre-order numbers. When one arm of an `if` never comes
+//!    back (it breaks, continues or returns), the other arm's code follows the `if` as its
+//!    merge instead of nesting in the arm (`if c { return } rest`). A `switch_br` becomes a
+//!    `switch` unless an arm leaves the enclosing loop (inside a `switch`, `break` leaves the
+//!    switch) or no arm comes back (a `switch` needs a merge); then it becomes a chain of
+//!    `if`s on `eq` of the selector. Back edges become `continue` (`br update` at the top
+//!    level of a `loop` body, by the lowering contract), loop exits `break`.
+//! 4. **Finishing** (`finish.rs`): values whose definition no longer dominates a use (one
+//!    computed in a loop body and used after one of several exits, now reached through the
+//!    dispatch) are carried through a function-space slot; blocks are laid out in
 //!    structured order.
 //!
 //! # Refusals
@@ -78,8 +84,16 @@
 //! Functions that already contain structured constructs (and no unstructured branches)
 //! are left alone, as are body-less functions. It does not restructure irreducible flow
 //! (no node splitting or dispatch loops: `lower_irreducible_cfg` is a separate pass), does
-//! not remove the slots it creates (run `mem2reg` afterwards), and does not clone code
-//! other than the small exit blocks above.
+//! not remove the slots it creates (run `mem2reg` afterwards) or the empty forwarding
+//! blocks it makes (arms and merges that only branch on), and does not clone code other
+//! than the small exit blocks above.
+//!
+//! Two shapes come back correct but less direct than a structured source would have had
+//! them: a `break` out of a `switch` from inside nested `if`s (a branch from deep in a case
+//! to the switch's merge) is routed through the selector and guards instead of becoming a
+//! `break`; and a loop that a source nests in another loop's body but that is always
+//! followed by leaving that outer loop is not part of the outer *natural* loop, so the outer
+//! loop exits through a dispatch and the inner loop follows it.
 
 mod emit;
 mod finish;

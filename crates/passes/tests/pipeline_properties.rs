@@ -11,7 +11,10 @@ use oxir_passes::pipelines;
 use proptest::prelude::*;
 
 fn cases() -> u32 {
-    std::env::var("PROPTEST_CASES").ok().and_then(|c| c.parse().ok()).unwrap_or(64)
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(64)
 }
 
 proptest! {

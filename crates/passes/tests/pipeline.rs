@@ -201,6 +201,9 @@ fn changed_check_catches_a_pass_that_lies() {
 fn verify_entries_and_verify_each_stop_on_invalid_ir() {
     let _guard = lock_env();
     std::env::set_var("OXIR_CHECK_CHANGED", "0");
+    // scripts/test.sh exports OXIR_VERIFY_EACH=1; the first half needs it off.
+    let verify_each = std::env::var_os("OXIR_VERIFY_EACH");
+    std::env::remove_var("OXIR_VERIFY_EACH");
     let breaker = |m: &mut Module| {
         // Remove the only terminator: the module no longer verifies.
         let f = m.functions.values_mut().next().expect("one function");
@@ -226,7 +229,10 @@ fn verify_entries_and_verify_each_stop_on_invalid_ir() {
     let mut p = PassPipeline::new();
     p.add("breaker", breaker);
     let error = p.run(&mut module()).error.expect("verify-each catches it");
-    std::env::remove_var("OXIR_VERIFY_EACH");
+    match verify_each {
+        Some(value) => std::env::set_var("OXIR_VERIFY_EACH", value),
+        None => std::env::remove_var("OXIR_VERIFY_EACH"),
+    }
     assert_eq!(error.pass, "breaker");
     assert!(
         error.message.contains("fails verification after this pass"),

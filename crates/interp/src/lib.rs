@@ -184,16 +184,46 @@ pub struct Report {
 /// Buffers by `(group, binding)`.
 pub type Buffers = BTreeMap<(u32, u32), Vec<u8>>;
 
-/// The minimum size in bytes of every buffer binding of `module` (runtime arrays with no
-/// elements), by `(group, binding)`.
-pub fn binding_sizes(module: &Module) -> Result<BTreeMap<(u32, u32), u64>, Error> {
+/// A buffer binding of a module.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BindingInfo {
+    /// The global's name.
+    pub name: String,
+    /// Minimum size in bytes (a runtime-sized array with no elements).
+    pub min_size: u64,
+    /// Whether the binding ends in a runtime-sized array.
+    pub runtime_sized: bool,
+    /// Whether it is a storage buffer (the ones `oxir run` prints).
+    pub storage: bool,
+}
+
+/// Every buffer binding of `module` (storage, uniform, push constant), by
+/// `(group, binding)`.
+pub fn bindings(module: &Module) -> Result<BTreeMap<(u32, u32), BindingInfo>, Error> {
     let mut m = Machine::new(module, Options::default());
     let mut out = BTreeMap::new();
     for (g, gd) in module.globals.iter() {
         if let Some(b) = gd.binding {
-            if gd.space != oxir_ir::AddressSpace::Handle {
-                out.insert((b.group, b.binding), m.global_size(g).map_err(Error::plain)?);
+            if gd.space == oxir_ir::AddressSpace::Handle {
+                continue;
             }
+            let rules = if gd.space == oxir_ir::AddressSpace::Uniform {
+                oxir_ir::data_layout::LayoutRules::Std140
+            } else {
+                oxir_ir::data_layout::LayoutRules::Std430
+            };
+            let runtime_sized = oxir_ir::data_layout::runtime_array_tail(&module.types, gd.ty, rules)
+                .map_err(|e| Error::plain(e.to_string()))?
+                .is_some();
+            out.insert(
+                (b.group, b.binding),
+                BindingInfo {
+                    name: gd.name.clone(),
+                    min_size: m.global_size(g).map_err(Error::plain)?,
+                    runtime_sized,
+                    storage: matches!(gd.space, oxir_ir::AddressSpace::Storage(_)),
+                },
+            );
         }
     }
     Ok(out)

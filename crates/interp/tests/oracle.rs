@@ -134,14 +134,14 @@ fn project_compute_shaders_run_the_same_at_o0_and_after_the_pipelines() {
         if kernels(&module).is_empty() {
             continue;
         }
-        let sizes = oxir_interp::binding_sizes(&module).unwrap();
+        let sizes = oxir_interp::bindings(&module).unwrap();
         let inputs: Vec<Buffers> = (0..2u64)
             .map(|s| {
                 sizes
                     .iter()
                     .enumerate()
-                    .map(|(i, (&k, &size))| {
-                        let size = if size == 0 { 1024 } else { size as usize + 1024 };
+                    .map(|(i, (&k, info))| {
+                        let size = info.min_size as usize + if info.runtime_sized { 1024 } else { 0 };
                         (k, oxir_interp::random_bytes(size, s * 7 + i as u64))
                     })
                     .collect()

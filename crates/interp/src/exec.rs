@@ -661,7 +661,13 @@ impl<'m> Machine<'m> {
             }
             Load => {
                 let p = arg(0).ptr().ok_or("load through a non-pointer")?;
-                Some(self.load_ptr(group, inv, p, res_ty().unwrap())?)
+                let ty = res_ty().unwrap();
+                if types.get(ty).is_resource() {
+                    // A texture or sampler handle: the pointer names the resource.
+                    Some(Val::P(p))
+                } else {
+                    Some(self.load_ptr(group, inv, p, ty)?)
+                }
             }
             Store => {
                 let p = arg(0).ptr().ok_or("store through a non-pointer")?;

@@ -28,6 +28,9 @@ fn main() {
     let mut plain = module.clone();
     oxir_passes::pipelines::normalize().run(&mut plain);
     for (name, m) in [("lowered (memory form)", &module), ("normalized (SSA)", &plain)] {
+        if std::env::var("OXIR_BENCH_ONLY").is_ok_and(|only| !name.contains(only.as_str())) {
+            continue;
+        }
         let mut buffers = Buffers::new();
         buffers.insert((0, 0), vec![1; 4 * 64 * 8]);
         let options = Options { max_instructions: u64::MAX, ..Options::default() };

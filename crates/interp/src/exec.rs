@@ -11,6 +11,7 @@ use oxir_ir::{
     AddressSpace, Block, BlockCall, ConstKind, Func, Function, Inst, Module, Opcode, Payload,
     Scalar, ScalarKind, StageBinding, Type, TypeData, Value, ValueDef,
 };
+use smallvec::SmallVec;
 use std::collections::HashMap;
 
 /// Pre-decoded per-function data: instruction lists per block and the initial value
@@ -18,6 +19,36 @@ use std::collections::HashMap;
 struct FuncCode {
     blocks: Vec<Vec<Inst>>,
     template: Vec<Val>,
+    /// Per instruction (by index): the pre-decoded fast form.
+    fast: Vec<Fast>,
+    terms: Vec<Term>,
+}
+
+/// The pre-decoded form of scalar lane operations: operand and result value indices
+/// (aliases resolved) and the operand scalar type, so the common case runs without
+/// touching the data-flow graph or the type store.
+#[derive(Clone, Copy)]
+enum Fast {
+    None,
+    Binary { op: Opcode, s: Scalar, a: u32, b: u32, r: u32 },
+    Unary { op: Opcode, s: Scalar, a: u32, r: u32 },
+    /// `br` / `break` / `continue` / `loop` / `simple_loop` (no condition) or `cond_br` /
+    /// `if`: an index into [`FuncCode::terms`].
+    Jump(u32),
+}
+
+struct Edge {
+    block: Block,
+    /// (parameter, argument) value indices.
+    moves: SmallVec<[(u32, u32); 2]>,
+    /// No parameter is also an argument: the moves may run one after another.
+    sequential: bool,
+}
+
+struct Term {
+    cond: Option<u32>,
+    then: Edge,
+    otherwise: Option<Edge>,
 }
 
 struct Frame {
@@ -130,7 +161,77 @@ impl<'m> Machine<'m> {
                 _ => Val::Undef,
             };
         }
-        FuncCode { blocks, template }
+        let types = &self.module.types;
+        let mut fast = vec![Fast::None; f.dfg.insts.len()];
+        let mut terms = Vec::new();
+        let edge = |e: &BlockCall| {
+            let moves: SmallVec<[(u32, u32); 2]> = f
+                .dfg
+                .block_params(e.block)
+                .iter()
+                .zip(&e.args)
+                .map(|(p, a)| (p.as_u32(), f.dfg.resolve(*a).as_u32()))
+                .collect();
+            let sequential = moves
+                .iter()
+                .all(|&(p, _)| moves.iter().all(|&(_, a)| a != p));
+            Edge { block: e.block, moves, sequential }
+        };
+        for b in f.layout.blocks() {
+            for inst in f.layout.block_insts(b) {
+                let data = f.dfg.inst(inst);
+                let term = match &data.payload {
+                    Payload::Jump(d) => Some(Term { cond: None, then: edge(d), otherwise: None }),
+                    Payload::Loop { prepare: d, .. } | Payload::SimpleLoop { body: d, .. } => {
+                        Some(Term { cond: None, then: edge(d), otherwise: None })
+                    }
+                    Payload::CondBranch { then_dest, else_dest }
+                    | Payload::If { then_dest, else_dest, .. } => Some(Term {
+                        cond: Some(f.dfg.resolve(data.args[0]).as_u32()),
+                        then: edge(then_dest),
+                        otherwise: Some(edge(else_dest)),
+                    }),
+                    _ => None,
+                };
+                if let Some(t) = term {
+                    fast[inst.as_u32() as usize] = Fast::Jump(terms.len() as u32);
+                    terms.push(t);
+                    continue;
+                }
+                let Some(r) = f.dfg.inst_result(inst) else { continue };
+                let idx = |i: usize| f.dfg.resolve(data.args[i]).as_u32();
+                let scalar = |i: usize| {
+                    types
+                        .get(f.dfg.value_type(f.dfg.resolve(data.args[i])))
+                        .as_scalar()
+                };
+                use Opcode::*;
+                let info = data.opcode.info();
+                let lane_binary = matches!(
+                    data.opcode,
+                    Add | Sub | Mul | Div | Rem | Min | Max | And | Or | Xor | Shl | Shr | Rotl
+                        | Rotr | Eq | Ne | Lt | Le | Gt | Ge
+                );
+                let lane_unary = matches!(
+                    data.opcode,
+                    Neg | Abs | Not | CountOnes | CountLeadingZeros | CountTrailingZeros
+                        | ReverseBits | Sqrt | Floor | Ceil | Trunc | IsNan | IsInf
+                );
+                let _ = info;
+                if lane_binary && data.args.len() == 2 {
+                    if let (Some(s), Some(_)) = (scalar(0), scalar(1)) {
+                        fast[inst.as_u32() as usize] =
+                            Fast::Binary { op: data.opcode, s, a: idx(0), b: idx(1), r: r.as_u32() };
+                    }
+                } else if lane_unary && data.args.len() == 1 {
+                    if let Some(s) = scalar(0) {
+                        fast[inst.as_u32() as usize] =
+                            Fast::Unary { op: data.opcode, s, a: idx(0), r: r.as_u32() };
+                    }
+                }
+            }
+        }
+        FuncCode { blocks, template, fast, terms }
     }
 
     pub fn const_val(&self, c: oxir_ir::Const) -> Val {
@@ -304,6 +405,9 @@ impl<'m> Machine<'m> {
                 ));
             }
             self.executed += 1;
+            if self.try_fast(inv) {
+                continue;
+            }
             if let Err(message) = self.step(group, inv) {
                 return Err(self.located(inv, message));
             }
@@ -381,6 +485,68 @@ impl<'m> Machine<'m> {
         memory::store(types, &mut self.layouts, rules, ty, v, bytes, p.offset as usize)
     }
 
+    /// Executes the current instruction when it has a pre-decoded fast form with scalar
+    /// operands; `false` when the general path must run it.
+    #[inline(always)]
+    fn try_fast(&self, inv: &mut Invocation) -> bool {
+        let fr = inv.frames.last_mut().unwrap();
+        let Some(code) = self.funcs[fr.func.as_u32() as usize].as_ref() else {
+            return false;
+        };
+        let Some(&inst) = code.blocks[fr.block.as_u32() as usize].get(fr.pos) else {
+            return false;
+        };
+        match code.fast[inst.as_u32() as usize] {
+            Fast::Binary { op, s, a, b, r } => {
+                                if let (Val::S(x), Val::S(y)) = (&fr.vals[a as usize], &fr.vals[b as usize]) {
+                    let v = scalar::binary(op, s, *x, *y).unwrap_or(0);
+                    fr.vals[r as usize] = Val::S(v);
+                    fr.pos += 1;
+                    return true;
+                }
+            }
+            Fast::Unary { op, s, a, r } => {
+                                if let Val::S(x) = &fr.vals[a as usize] {
+                    let v = scalar::unary(op, s, *x).unwrap_or(0);
+                    fr.vals[r as usize] = Val::S(v);
+                    fr.pos += 1;
+                    return true;
+                }
+            }
+            Fast::Jump(t) => {
+                let term = &code.terms[t as usize];
+                                let e = match term.cond {
+                    Some(c) if fr.vals[c as usize].bits() == 0 => term.otherwise.as_ref().unwrap(),
+                    _ => &term.then,
+                };
+                match e.moves.len() {
+                    0 => {}
+                    _ if e.sequential => {
+                        for &(p, a) in &e.moves {
+                            let v = match &fr.vals[a as usize] {
+                                Val::S(x) => Val::S(*x),
+                                other => other.clone(),
+                            };
+                            fr.vals[p as usize] = v;
+                        }
+                    }
+                    _ => {
+                        let vals: SmallVec<[Val; 4]> =
+                            e.moves.iter().map(|&(_, a)| fr.vals[a as usize].clone()).collect();
+                        for (&(p, _), v) in e.moves.iter().zip(vals) {
+                            fr.vals[p as usize] = v;
+                        }
+                    }
+                }
+                fr.block = e.block;
+                fr.pos = 0;
+                return true;
+            }
+            Fast::None => {}
+        }
+        false
+    }
+
     /// Executes the instruction at the current position of the top frame.
     fn step(&mut self, group: &mut Group, inv: &mut Invocation) -> Result<(), String> {
         let module: &'m Module = self.module;
@@ -392,6 +558,7 @@ impl<'m> Machine<'m> {
         let inst = *code.blocks[fr.block.as_u32() as usize]
             .get(fr.pos)
             .ok_or("fell off the end of a block without a terminator")?;
+
         let data = f.dfg.inst(inst);
         let op = data.opcode;
         let result = f.dfg.inst_result(inst);
@@ -449,9 +616,12 @@ impl<'m> Machine<'m> {
             let fr = inv.frames.last_mut().unwrap();
             match target {
                 Some(dest) => {
-                    let args: Vec<Val> = dest.args.iter().map(|&v| get(fr, v)).collect();
-                    for (p, a) in f.dfg.block_params(dest.block).iter().zip(args) {
-                        fr.vals[p.as_u32() as usize] = a;
+                    if !dest.args.is_empty() {
+                        let args: smallvec::SmallVec<[Val; 4]> =
+                            dest.args.iter().map(|&v| get(fr, v)).collect();
+                        for (p, a) in f.dfg.block_params(dest.block).iter().zip(args) {
+                            fr.vals[p.as_u32() as usize] = a;
+                        }
                     }
                     fr.block = dest.block;
                     fr.pos = 0;

@@ -40,7 +40,18 @@ impl Layouts {
     }
 
     pub fn size(&mut self, types: &TypeStore, ty: Type, rules: LayoutRules) -> Result<u64, String> {
-        Ok(u64::from(self.get(types, ty, rules)?.size))
+        if let TypeData::Scalar(s) = types.get(ty) {
+            return Ok(scalar_size(*s) as u64);
+        }
+        let cache = if rules == LayoutRules::Std140 {
+            &mut self.std140
+        } else {
+            &mut self.std430
+        };
+        cache
+            .get(types, ty)
+            .map(|l| u64::from(l.size))
+            .map_err(|e| format!("layout of {}: {e}", types.display(ty)))
     }
 }
 

@@ -85,9 +85,11 @@ pub fn parse_spec(spec: &str) -> Result<Vec<u8>, Failure> {
     if let Some(file) = spec.strip_prefix('@') {
         return std::fs::read(file).map_err(|e| usage(format!("cannot read {file}: {e}")));
     }
-    let (kind, rest) = spec
-        .split_once(':')
-        .ok_or_else(|| usage(format!("`{spec}`: expected zero:, random:, @FILE or TYPE:values")))?;
+    let (kind, rest) = spec.split_once(':').ok_or_else(|| {
+        usage(format!(
+            "`{spec}`: expected zero:, random:, @FILE or TYPE:values"
+        ))
+    })?;
     match kind {
         "zero" => Ok(vec![0; parse_size(rest)?]),
         "random" => {
@@ -178,7 +180,9 @@ pub fn run(args: RunArgs) -> Result<(), Failure> {
             .split_once('=')
             .ok_or_else(|| usage(format!("--view `{v}`: expected G:B=TYPE")))?;
         if !matches!(ty, "u32" | "i32" | "f32") {
-            return Err(usage(format!("--view type `{ty}`: expected u32, i32 or f32")));
+            return Err(usage(format!(
+                "--view type `{ty}`: expected u32, i32 or f32"
+            )));
         }
         views.insert(parse_binding(binding)?, ty.to_string());
     }
@@ -260,8 +264,8 @@ pub fn run(args: RunArgs) -> Result<(), Failure> {
         max_instructions: args.max_instructions,
         shuffle_seed: args.shuffle,
     };
-    let report = oxir_interp::dispatch(&module, &entry, groups, &mut buffers, &options)
-        .map_err(|e| {
+    let report =
+        oxir_interp::dispatch(&module, &entry, groups, &mut buffers, &options).map_err(|e| {
             eprintln!("{name}: error: {e}");
             Failure::Rejected
         })?;

@@ -135,7 +135,11 @@ pub fn compile(
 }
 
 /// Reads INPUT as `oxir compile` does (shader through naga, or `.oxir`) and verifies it.
-pub(crate) fn load(input: &Path, entry: Option<String>, stage: Option<&str>) -> Result<Module, Failure> {
+pub(crate) fn load(
+    input: &Path,
+    entry: Option<String>,
+    stage: Option<&str>,
+) -> Result<Module, Failure> {
     let kind = input_kind(input, stage)?;
     let module = match kind {
         InputKind::Oxir => {

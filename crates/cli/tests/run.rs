@@ -67,21 +67,72 @@ fn default_sizes_zero_and_random_specs() {
     let out = oxir(&["run", &reduce, "--dispatch", "1", "--default-size", "256"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(stdout(&out).contains("\"size\":256"), "{}", stdout(&out));
-    let a = oxir(&["run", &reduce, "--dispatch", "1", "--buffer", "0:0=random:256:9"]);
-    let b = oxir(&["run", &reduce, "--dispatch", "1", "--buffer", "0:0=random:256:9"]);
+    let a = oxir(&[
+        "run",
+        &reduce,
+        "--dispatch",
+        "1",
+        "--buffer",
+        "0:0=random:256:9",
+    ]);
+    let b = oxir(&[
+        "run",
+        &reduce,
+        "--dispatch",
+        "1",
+        "--buffer",
+        "0:0=random:256:9",
+    ]);
     assert_eq!(stdout(&a), stdout(&b));
-    let z = oxir(&["run", &reduce, "--dispatch", "1", "--buffer", "0:0=zero:64", "--view", "0:0=i32"]);
+    let z = oxir(&[
+        "run",
+        &reduce,
+        "--dispatch",
+        "1",
+        "--buffer",
+        "0:0=zero:64",
+        "--view",
+        "0:0=i32",
+    ]);
     assert!(stdout(&z).contains("\"values\":[0,0,0,0"), "{}", stdout(&z));
 }
 
 #[test]
 fn usage_and_runtime_errors_have_exit_codes() {
     let clamp = path("examples/clamp_scale.wgsl");
-    assert_eq!(oxir(&["run", &clamp, "--dispatch", "x"]).status.code(), Some(2));
-    assert_eq!(oxir(&["run", &clamp, "--dispatch", "1", "--engine", "vulkan"]).status.code(), Some(2));
-    assert_eq!(oxir(&["run", &clamp, "--dispatch", "1", "--buffer", "0:1=nope:3"]).status.code(), Some(2));
-    assert_eq!(oxir(&["run", &clamp, "--dispatch", "1", "--buffer", "7:7=zero:4"]).status.code(), Some(2));
-    assert_eq!(oxir(&["run", &path("tests/shaders/transform.vert"), "--dispatch", "1"]).status.code(), Some(1));
+    assert_eq!(
+        oxir(&["run", &clamp, "--dispatch", "x"]).status.code(),
+        Some(2)
+    );
+    assert_eq!(
+        oxir(&["run", &clamp, "--dispatch", "1", "--engine", "vulkan"])
+            .status
+            .code(),
+        Some(2)
+    );
+    assert_eq!(
+        oxir(&["run", &clamp, "--dispatch", "1", "--buffer", "0:1=nope:3"])
+            .status
+            .code(),
+        Some(2)
+    );
+    assert_eq!(
+        oxir(&["run", &clamp, "--dispatch", "1", "--buffer", "7:7=zero:4"])
+            .status
+            .code(),
+        Some(2)
+    );
+    assert_eq!(
+        oxir(&[
+            "run",
+            &path("tests/shaders/transform.vert"),
+            "--dispatch",
+            "1"
+        ])
+        .status
+        .code(),
+        Some(1)
+    );
     // A run-time error (the instruction limit) is exit 1 with the instruction named.
     let out = oxir(&[
         "run",
@@ -92,7 +143,11 @@ fn usage_and_runtime_errors_have_exit_codes() {
         "100",
     ]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(stderr(&out).contains("instruction limit"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("instruction limit"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 /// Compute shaders: `-O0` and `-O` produce the same buffers.

@@ -22,18 +22,27 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
 ";
 
 fn main() {
-    let module =
-        oxir_naga::compile(ShaderSource::Wgsl(KERNEL), "bench.wgsl", &LowerOptions::default())
-            .unwrap();
+    let module = oxir_naga::compile(
+        ShaderSource::Wgsl(KERNEL),
+        "bench.wgsl",
+        &LowerOptions::default(),
+    )
+    .unwrap();
     let mut plain = module.clone();
     oxir_passes::pipelines::normalize().run(&mut plain);
-    for (name, m) in [("lowered (memory form)", &module), ("normalized (SSA)", &plain)] {
+    for (name, m) in [
+        ("lowered (memory form)", &module),
+        ("normalized (SSA)", &plain),
+    ] {
         if std::env::var("OXIR_BENCH_ONLY").is_ok_and(|only| !name.contains(only.as_str())) {
             continue;
         }
         let mut buffers = Buffers::new();
         buffers.insert((0, 0), vec![1; 4 * 64 * 8]);
-        let options = Options { max_instructions: u64::MAX, ..Options::default() };
+        let options = Options {
+            max_instructions: u64::MAX,
+            ..Options::default()
+        };
         let start = Instant::now();
         let report = oxir_interp::dispatch(m, "main", [8, 1, 1], &mut buffers, &options).unwrap();
         let secs = start.elapsed().as_secs_f64();

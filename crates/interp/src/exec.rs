@@ -30,8 +30,19 @@ struct FuncCode {
 #[derive(Clone, Copy)]
 enum Fast {
     None,
-    Binary { op: Opcode, s: Scalar, a: u32, b: u32, r: u32 },
-    Unary { op: Opcode, s: Scalar, a: u32, r: u32 },
+    Binary {
+        op: Opcode,
+        s: Scalar,
+        a: u32,
+        b: u32,
+        r: u32,
+    },
+    Unary {
+        op: Opcode,
+        s: Scalar,
+        a: u32,
+        r: u32,
+    },
     /// `br` / `break` / `continue` / `loop` / `simple_loop` (no condition) or `cond_br` /
     /// `if`: an index into [`FuncCode::terms`].
     Jump(u32),
@@ -175,18 +186,37 @@ impl<'m> Machine<'m> {
             let sequential = moves
                 .iter()
                 .all(|&(p, _)| moves.iter().all(|&(_, a)| a != p));
-            Edge { block: e.block, moves, sequential }
+            Edge {
+                block: e.block,
+                moves,
+                sequential,
+            }
         };
         for b in f.layout.blocks() {
             for inst in f.layout.block_insts(b) {
                 let data = f.dfg.inst(inst);
                 let term = match &data.payload {
-                    Payload::Jump(d) => Some(Term { cond: None, then: edge(d), otherwise: None }),
+                    Payload::Jump(d) => Some(Term {
+                        cond: None,
+                        then: edge(d),
+                        otherwise: None,
+                    }),
                     Payload::Loop { prepare: d, .. } | Payload::SimpleLoop { body: d, .. } => {
-                        Some(Term { cond: None, then: edge(d), otherwise: None })
+                        Some(Term {
+                            cond: None,
+                            then: edge(d),
+                            otherwise: None,
+                        })
                     }
-                    Payload::CondBranch { then_dest, else_dest }
-                    | Payload::If { then_dest, else_dest, .. } => Some(Term {
+                    Payload::CondBranch {
+                        then_dest,
+                        else_dest,
+                    }
+                    | Payload::If {
+                        then_dest,
+                        else_dest,
+                        ..
+                    } => Some(Term {
                         cond: Some(f.dfg.resolve(data.args[0]).as_u32()),
                         then: edge(then_dest),
                         otherwise: Some(edge(else_dest)),
@@ -198,7 +228,9 @@ impl<'m> Machine<'m> {
                     terms.push(t);
                     continue;
                 }
-                let Some(r) = f.dfg.inst_result(inst) else { continue };
+                let Some(r) = f.dfg.inst_result(inst) else {
+                    continue;
+                };
                 let idx = |i: usize| f.dfg.resolve(data.args[i]).as_u32();
                 let scalar = |i: usize| {
                     types
@@ -209,29 +241,70 @@ impl<'m> Machine<'m> {
                 let info = data.opcode.info();
                 let lane_binary = matches!(
                     data.opcode,
-                    Add | Sub | Mul | Div | Rem | Min | Max | And | Or | Xor | Shl | Shr | Rotl
-                        | Rotr | Eq | Ne | Lt | Le | Gt | Ge
+                    Add | Sub
+                        | Mul
+                        | Div
+                        | Rem
+                        | Min
+                        | Max
+                        | And
+                        | Or
+                        | Xor
+                        | Shl
+                        | Shr
+                        | Rotl
+                        | Rotr
+                        | Eq
+                        | Ne
+                        | Lt
+                        | Le
+                        | Gt
+                        | Ge
                 );
                 let lane_unary = matches!(
                     data.opcode,
-                    Neg | Abs | Not | CountOnes | CountLeadingZeros | CountTrailingZeros
-                        | ReverseBits | Sqrt | Floor | Ceil | Trunc | IsNan | IsInf
+                    Neg | Abs
+                        | Not
+                        | CountOnes
+                        | CountLeadingZeros
+                        | CountTrailingZeros
+                        | ReverseBits
+                        | Sqrt
+                        | Floor
+                        | Ceil
+                        | Trunc
+                        | IsNan
+                        | IsInf
                 );
                 let _ = info;
                 if lane_binary && data.args.len() == 2 {
                     if let (Some(s), Some(_)) = (scalar(0), scalar(1)) {
-                        fast[inst.as_u32() as usize] =
-                            Fast::Binary { op: data.opcode, s, a: idx(0), b: idx(1), r: r.as_u32() };
+                        fast[inst.as_u32() as usize] = Fast::Binary {
+                            op: data.opcode,
+                            s,
+                            a: idx(0),
+                            b: idx(1),
+                            r: r.as_u32(),
+                        };
                     }
                 } else if lane_unary && data.args.len() == 1 {
                     if let Some(s) = scalar(0) {
-                        fast[inst.as_u32() as usize] =
-                            Fast::Unary { op: data.opcode, s, a: idx(0), r: r.as_u32() };
+                        fast[inst.as_u32() as usize] = Fast::Unary {
+                            op: data.opcode,
+                            s,
+                            a: idx(0),
+                            r: r.as_u32(),
+                        };
                     }
                 }
             }
         }
-        FuncCode { blocks, template, fast, terms }
+        FuncCode {
+            blocks,
+            template,
+            fast,
+            terms,
+        }
     }
 
     pub fn const_val(&self, c: oxir_ir::Const) -> Val {
@@ -262,7 +335,15 @@ impl<'m> Machine<'m> {
         let mut bytes = vec![0u8; size];
         if let Some(c) = gd.init {
             let v = self.const_val(c);
-            memory::store(self.types(), &mut self.layouts, rules, gd.ty, &v, &mut bytes, 0)?;
+            memory::store(
+                self.types(),
+                &mut self.layouts,
+                rules,
+                gd.ty,
+                &v,
+                &mut bytes,
+                0,
+            )?;
         }
         Ok(bytes)
     }
@@ -321,7 +402,11 @@ impl<'m> Machine<'m> {
                     Builtin::SubgroupSize => Val::S(32),
                     Builtin::SubgroupInvocationId => Val::S(u64::from(regs.local_index % 32)),
                     Builtin::Position => Val::V(
-                        self.stage.frag_coord.iter().map(|x| u64::from(x.to_bits())).collect(),
+                        self.stage
+                            .frag_coord
+                            .iter()
+                            .map(|x| u64::from(x.to_bits()))
+                            .collect(),
                     ),
                     Builtin::VertexIndex => Val::S(u64::from(self.stage.vertex_index)),
                     Builtin::InstanceIndex => Val::S(u64::from(self.stage.instance_index)),
@@ -432,7 +517,9 @@ impl<'m> Machine<'m> {
 
     fn rules_of(&self, r: Region) -> LayoutRules {
         match r {
-            Region::Buffer(g) => space_rules(self.module.globals[oxir_ir::Global::from_u32(g)].space),
+            Region::Buffer(g) => {
+                space_rules(self.module.globals[oxir_ir::Global::from_u32(g)].space)
+            }
             _ => LayoutRules::Std430,
         }
     }
@@ -442,7 +529,11 @@ impl<'m> Machine<'m> {
             OutOfBounds::Robust => Ok(false),
             OutOfBounds::Error => Err(format!(
                 "out-of-bounds {what} at byte offset {} of {:?}",
-                if p.offset == POISON { -1 } else { p.offset as i64 },
+                if p.offset == POISON {
+                    -1
+                } else {
+                    p.offset as i64
+                },
                 p.region
             )),
         }
@@ -463,7 +554,14 @@ impl<'m> Machine<'m> {
             self.oob("load", p)?;
             return Ok(memory::zero(types, ty));
         }
-        memory::load(types, &mut self.layouts, rules, ty, bytes, p.offset as usize)
+        memory::load(
+            types,
+            &mut self.layouts,
+            rules,
+            ty,
+            bytes,
+            p.offset as usize,
+        )
     }
 
     fn store_ptr(
@@ -482,7 +580,15 @@ impl<'m> Machine<'m> {
             self.oob("store", p)?;
             return Ok(());
         }
-        memory::store(types, &mut self.layouts, rules, ty, v, bytes, p.offset as usize)
+        memory::store(
+            types,
+            &mut self.layouts,
+            rules,
+            ty,
+            v,
+            bytes,
+            p.offset as usize,
+        )
     }
 
     /// Executes the current instruction when it has a pre-decoded fast form with scalar
@@ -498,7 +604,7 @@ impl<'m> Machine<'m> {
         };
         match code.fast[inst.as_u32() as usize] {
             Fast::Binary { op, s, a, b, r } => {
-                                if let (Val::S(x), Val::S(y)) = (&fr.vals[a as usize], &fr.vals[b as usize]) {
+                if let (Val::S(x), Val::S(y)) = (&fr.vals[a as usize], &fr.vals[b as usize]) {
                     let v = scalar::binary(op, s, *x, *y).unwrap_or(0);
                     fr.vals[r as usize] = Val::S(v);
                     fr.pos += 1;
@@ -506,7 +612,7 @@ impl<'m> Machine<'m> {
                 }
             }
             Fast::Unary { op, s, a, r } => {
-                                if let Val::S(x) = &fr.vals[a as usize] {
+                if let Val::S(x) = &fr.vals[a as usize] {
                     let v = scalar::unary(op, s, *x).unwrap_or(0);
                     fr.vals[r as usize] = Val::S(v);
                     fr.pos += 1;
@@ -515,7 +621,7 @@ impl<'m> Machine<'m> {
             }
             Fast::Jump(t) => {
                 let term = &code.terms[t as usize];
-                                let e = match term.cond {
+                let e = match term.cond {
                     Some(c) if fr.vals[c as usize].bits() == 0 => term.otherwise.as_ref().unwrap(),
                     _ => &term.then,
                 };
@@ -531,8 +637,11 @@ impl<'m> Machine<'m> {
                         }
                     }
                     _ => {
-                        let vals: SmallVec<[Val; 4]> =
-                            e.moves.iter().map(|&(_, a)| fr.vals[a as usize].clone()).collect();
+                        let vals: SmallVec<[Val; 4]> = e
+                            .moves
+                            .iter()
+                            .map(|&(_, a)| fr.vals[a as usize].clone())
+                            .collect();
                         for (&(p, _), v) in e.moves.iter().zip(vals) {
                             fr.vals[p as usize] = v;
                         }
@@ -562,7 +671,8 @@ impl<'m> Machine<'m> {
         let data = f.dfg.inst(inst);
         let op = data.opcode;
         let result = f.dfg.inst_result(inst);
-        let get = |fr: &Frame, v: Value| -> Val { fr.vals[f.dfg.resolve(v).as_u32() as usize].clone() };
+        let get =
+            |fr: &Frame, v: Value| -> Val { fr.vals[f.dfg.resolve(v).as_u32() as usize].clone() };
         let argv: smallvec::SmallVec<[Val; 4]> = {
             let fr = inv.frames.last().unwrap();
             data.args.iter().map(|&v| get(fr, v)).collect()
@@ -582,10 +692,25 @@ impl<'m> Machine<'m> {
         if op.is_terminator() {
             let target: Option<&BlockCall> = match (&data.payload, op) {
                 (Payload::Jump(dest), _) => Some(dest),
-                (Payload::CondBranch { then_dest, else_dest }, _)
-                | (Payload::If { then_dest, else_dest, .. }, _) => {
-                    Some(if arg(0).bits() != 0 { then_dest } else { else_dest })
-                }
+                (
+                    Payload::CondBranch {
+                        then_dest,
+                        else_dest,
+                    },
+                    _,
+                )
+                | (
+                    Payload::If {
+                        then_dest,
+                        else_dest,
+                        ..
+                    },
+                    _,
+                ) => Some(if arg(0).bits() != 0 {
+                    then_dest
+                } else {
+                    else_dest
+                }),
                 (Payload::SwitchBranch(table), _) | (Payload::Switch { table, .. }, _) => {
                     let sel = arg(0).bits();
                     Some(
@@ -713,7 +838,9 @@ impl<'m> Machine<'m> {
             InsertBits => {
                 let s = elem_of(arg_ty(0));
                 let (o, c) = (arg(2).bits(), arg(3).bits());
-                Some(map2(&arg(0), &arg(1), &|e, n| scalar::insert_bits(s, e, n, o, c)))
+                Some(map2(&arg(0), &arg(1), &|e, n| {
+                    scalar::insert_bits(s, e, n, o, c)
+                }))
             }
             // --- vectors and matrices ---------------------------------------------------------
             Dot | Cross | Length | Distance | Normalize | Reflect | FaceForward | ReduceAdd
@@ -798,7 +925,8 @@ impl<'m> Machine<'m> {
             InsertDynamic => {
                 let idx = arg(1).bits();
                 let mut v = arg(0);
-                let _ = replace(&mut v, &[idx as u32], arg(2)).filter(|_| idx <= u64::from(u32::MAX));
+                let _ =
+                    replace(&mut v, &[idx as u32], arg(2)).filter(|_| idx <= u64::from(u32::MAX));
                 Some(v)
             }
             Shuffle => {
@@ -855,7 +983,11 @@ impl<'m> Machine<'m> {
                 for i in 1..data.args.len() {
                     let it = elem_of(arg_ty(i));
                     let raw = arg(i).bits();
-                    let idx = if it.is_signed() && (raw as i64) < 0 { u64::MAX } else { raw };
+                    let idx = if it.is_signed() && (raw as i64) < 0 {
+                        u64::MAX
+                    } else {
+                        raw
+                    };
                     let layout = self.layouts.get(types, ty, rules)?;
                     let (next, off, bound) = match types.get(ty) {
                         TypeData::Struct(st) => {
@@ -874,7 +1006,11 @@ impl<'m> Machine<'m> {
                             None,
                         ),
                         TypeData::Vector { elem, len } => {
-                            let n = if elem.is_bool() { 4 } else { u64::from(elem.bytes()) };
+                            let n = if elem.is_bool() {
+                                4
+                            } else {
+                                u64::from(elem.bytes())
+                            };
                             let et = types
                                 .iter()
                                 .find(|(_, d)| **d == TypeData::Scalar(*elem))
@@ -882,11 +1018,18 @@ impl<'m> Machine<'m> {
                                 .ok_or("vector element type not interned")?;
                             (et, idx.saturating_mul(n), Some(u64::from(*len)))
                         }
-                        TypeData::Matrix { elem, columns, rows } => {
+                        TypeData::Matrix {
+                            elem,
+                            columns,
+                            rows,
+                        } => {
                             let et = types
                                 .iter()
                                 .find(|(_, d)| {
-                                    **d == TypeData::Vector { elem: *elem, len: *rows }
+                                    **d == TypeData::Vector {
+                                        elem: *elem,
+                                        len: *rows,
+                                    }
                                 })
                                 .map(|(t, _)| t)
                                 .ok_or("matrix column type not interned")?;
@@ -924,8 +1067,17 @@ impl<'m> Machine<'m> {
                 Some(Val::S(len.saturating_sub(start) / u64::from(stride.max(1))))
             }
             // --- atomics ------------------------------------------------------------------
-            AtomicLoad | AtomicStore | AtomicExchange | AtomicCompareExchange | AtomicAdd
-            | AtomicSub | AtomicAnd | AtomicOr | AtomicXor | AtomicMin | AtomicMax => {
+            AtomicLoad
+            | AtomicStore
+            | AtomicExchange
+            | AtomicCompareExchange
+            | AtomicAdd
+            | AtomicSub
+            | AtomicAnd
+            | AtomicOr
+            | AtomicXor
+            | AtomicMin
+            | AtomicMax => {
                 let p = arg(0).ptr().ok_or("atomic through a non-pointer")?;
                 let TypeData::Pointer { pointee, .. } = types.get(arg_ty(0)) else {
                     return Err("atomic of a non-pointer".into());
@@ -977,7 +1129,9 @@ impl<'m> Machine<'m> {
             WorkgroupId => Some(vec3(inv.regs.group_id)),
             DispatchId => {
                 let r = inv.regs;
-                Some(vec3([0, 1, 2].map(|i| r.group_id[i] * r.wg_size[i] + r.local_id[i])))
+                Some(vec3(
+                    [0, 1, 2].map(|i| r.group_id[i] * r.wg_size[i] + r.local_id[i]),
+                ))
             }
             LocalInvocationIndex => Some(Val::S(u64::from(inv.regs.local_index))),
             WorkgroupSize => Some(vec3(inv.regs.wg_size)),
@@ -989,7 +1143,11 @@ impl<'m> Machine<'m> {
             SubgroupInvocationId => Some(Val::S(u64::from(inv.regs.local_index % 32))),
             SubgroupSize => Some(Val::S(32)),
             FragCoord => Some(Val::V(
-                self.stage.frag_coord.iter().map(|x| u64::from(x.to_bits())).collect(),
+                self.stage
+                    .frag_coord
+                    .iter()
+                    .map(|x| u64::from(x.to_bits()))
+                    .collect(),
             )),
             FrontFacing => Some(Val::S(u64::from(self.stage.front_facing))),
             VertexIndex => Some(Val::S(u64::from(self.stage.vertex_index))),
@@ -999,7 +1157,9 @@ impl<'m> Machine<'m> {
             TextureSample | TextureSampleBias | TextureSampleLevel | TextureSampleGrad
             | TextureSampleCompare | TextureLoad | TextureStore | TextureDimensions
             | TextureNumLevels | TextureNumLayers | TextureNumSamples => {
-                return Err(format!("unsupported: `{op}` (textures are not interpreted yet)"));
+                return Err(format!(
+                    "unsupported: `{op}` (textures are not interpreted yet)"
+                ));
             }
             // --- calls and debugging --------------------------------------------------------
             Call => {
@@ -1007,7 +1167,8 @@ impl<'m> Machine<'m> {
                     return Err("call without callee".into());
                 };
                 let args: Vec<Val> = (0..data.args.len()).map(arg).collect();
-                self.push_frame(inv, *callee, &args, result).map_err(|e| e.message)?;
+                self.push_frame(inv, *callee, &args, result)
+                    .map_err(|e| e.message)?;
                 return Ok(());
             }
             Print => {

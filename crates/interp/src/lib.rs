@@ -212,9 +212,10 @@ pub fn bindings(module: &Module) -> Result<BTreeMap<(u32, u32), BindingInfo>, Er
             } else {
                 oxir_ir::data_layout::LayoutRules::Std430
             };
-            let runtime_sized = oxir_ir::data_layout::runtime_array_tail(&module.types, gd.ty, rules)
-                .map_err(|e| Error::plain(e.to_string()))?
-                .is_some();
+            let runtime_sized =
+                oxir_ir::data_layout::runtime_array_tail(&module.types, gd.ty, rules)
+                    .map_err(|e| Error::plain(e.to_string()))?
+                    .is_some();
             out.insert(
                 (b.group, b.binding),
                 BindingInfo {
@@ -248,7 +249,11 @@ pub fn random_bytes(n: usize, seed: u64) -> Vec<u8> {
     out
 }
 
-fn install_buffers(m: &mut Machine<'_>, module: &Module, buffers: &mut Buffers) -> Result<(), Error> {
+fn install_buffers(
+    m: &mut Machine<'_>,
+    module: &Module,
+    buffers: &mut Buffers,
+) -> Result<(), Error> {
     for (g, gd) in module.globals.iter() {
         if let Some(b) = gd.binding {
             if gd.space == oxir_ir::AddressSpace::Handle {
@@ -298,7 +303,10 @@ pub fn dispatch(
     };
     let mut m = Machine::new(module, options.clone());
     install_buffers(&mut m, module, buffers)?;
-    let n = workgroup_size.iter().map(|&x| x as usize).product::<usize>();
+    let n = workgroup_size
+        .iter()
+        .map(|&x| x as usize)
+        .product::<usize>();
     let mut rng = options.shuffle_seed.unwrap_or(0);
     for gz in 0..groups[2] {
         for gy in 0..groups[1] {

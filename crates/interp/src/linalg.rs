@@ -62,12 +62,7 @@ fn inverse(m: &[Vec<f64>]) -> Vec<Vec<f64>> {
             // cofactor of element (row r, column c)
             let minor: Vec<Vec<f64>> = (0..n)
                 .filter(|&cc| cc != c)
-                .map(|cc| {
-                    (0..n)
-                        .filter(|&rr| rr != r)
-                        .map(|rr| m[cc][rr])
-                        .collect()
-                })
+                .map(|cc| (0..n).filter(|&rr| rr != r).map(|rr| m[cc][rr]).collect())
                 .collect();
             let sign = if (r + c) % 2 == 0 { 1.0 } else { -1.0 };
             let cof = if n == 1 { 1.0 } else { sign * det(&minor) };
@@ -162,7 +157,10 @@ pub fn eval(op: Opcode, s: Scalar, args: &[Val]) -> Result<Val, String> {
         ReduceMax => f(fl(s, &args[0]).iter().copied().fold(f64::NAN, f64::max)),
         OuterProduct => {
             let (a, b) = (fl(s, &args[0]), fl(s, &args[1]));
-            let m: Vec<Vec<f64>> = b.iter().map(|&y| a.iter().map(|&x| x * y).collect()).collect();
+            let m: Vec<Vec<f64>> = b
+                .iter()
+                .map(|&y| a.iter().map(|&x| x * y).collect())
+                .collect();
             mat_back(s, &m)
         }
         MatrixTimesMatrix => {
@@ -202,7 +200,9 @@ pub fn eval(op: Opcode, s: Scalar, args: &[Val]) -> Result<Val, String> {
         Transpose => {
             let a = mat(s, &args[0]);
             let rows = a[0].len();
-            let m: Vec<Vec<f64>> = (0..rows).map(|r| a.iter().map(|c| c[r]).collect()).collect();
+            let m: Vec<Vec<f64>> = (0..rows)
+                .map(|r| a.iter().map(|c| c[r]).collect())
+                .collect();
             mat_back(s, &m)
         }
         Determinant => f(det(&mat(s, &args[0]))),

@@ -113,7 +113,11 @@ pub fn load(
                     .collect(),
             )
         }
-        TypeData::Matrix { elem, columns, rows } => {
+        TypeData::Matrix {
+            elem,
+            columns,
+            rows,
+        } => {
             let stride = layouts.get(types, ty, rules)?.stride.unwrap_or(0) as usize;
             let n = scalar_size(*elem);
             Val::C(

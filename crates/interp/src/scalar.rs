@@ -262,9 +262,7 @@ pub fn ternary(op: Opcode, s: Scalar, a: u64, b: u64, c: u64) -> Option<u64> {
     let v = match op {
         Fma => {
             if s.bits == 32 {
-                return Some(u64::from(
-                    (x as f32).mul_add(y as f32, z as f32).to_bits(),
-                ));
+                return Some(u64::from((x as f32).mul_add(y as f32, z as f32).to_bits()));
             }
             x.mul_add(y, z)
         }

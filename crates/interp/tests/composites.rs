@@ -84,7 +84,11 @@ fn vector_and_matrix_operations() {
         run(&m, "main", [1, 1, 1], &mut buffers);
         let out = f32s(&buffers[&(0, 0)]);
         for (i, e) in expected_prefix.iter().enumerate() {
-            assert!((out[i] - e).abs() < 1e-6, "out[{i}] = {}, expected {e}", out[i]);
+            assert!(
+                (out[i] - e).abs() < 1e-6,
+                "out[{i}] = {}, expected {e}",
+                out[i]
+            );
         }
         assert_eq!(out[23], sum);
         assert_eq!(out[24], 1.0);
@@ -92,7 +96,10 @@ fn vector_and_matrix_operations() {
         let p = u32s(&buffers[&(0, 1)]);
         assert_eq!(buffers[&(0, 1)].len(), 48);
         assert_eq!(f32::from_bits(p[0]), 1.0);
-        assert_eq!(&p[4..7], &[1.0f32.to_bits(), 2.0f32.to_bits(), 3.0f32.to_bits()]);
+        assert_eq!(
+            &p[4..7],
+            &[1.0f32.to_bits(), 2.0f32.to_bits(), 3.0f32.to_bits()]
+        );
         assert_eq!(p[7], 7);
         assert_eq!(&p[8..12], &[1.0f32, 2.0, 3.0, 4.0].map(f32::to_bits));
         let ints = u32s(&buffers[&(0, 2)]);
@@ -118,22 +125,41 @@ fn fragment_and_vertex_single_invocations() {
     let mut buffers = Buffers::new();
     let inputs = StageInputs {
         vertex_index: 3,
-        locations: vec![Val::V([2.0f32, -1.0].iter().map(|x| u64::from(x.to_bits())).collect())],
+        locations: vec![Val::V(
+            [2.0f32, -1.0]
+                .iter()
+                .map(|x| u64::from(x.to_bits()))
+                .collect(),
+        )],
         ..StageInputs::default()
     };
     let out = oxir_interp::run_single(&module, "vs", &inputs, &mut buffers, &Default::default())
         .unwrap()
         .unwrap();
-    let lanes: Vec<f32> = out[0].lanes().iter().map(|&b| f32::from_bits(b as u32)).collect();
+    let lanes: Vec<f32> = out[0]
+        .lanes()
+        .iter()
+        .map(|&b| f32::from_bits(b as u32))
+        .collect();
     assert_eq!(lanes, [6.0, -3.0, 0.0, 1.0]);
-    let inputs = StageInputs { frag_coord: [4.0, 2.0, 0.5, 1.0], ..StageInputs::default() };
+    let inputs = StageInputs {
+        frag_coord: [4.0, 2.0, 0.5, 1.0],
+        ..StageInputs::default()
+    };
     let out = oxir_interp::run_single(&module, "fs", &inputs, &mut buffers, &Default::default())
         .unwrap()
         .unwrap();
-    let lanes: Vec<f32> = out[0].lanes().iter().map(|&b| f32::from_bits(b as u32)).collect();
+    let lanes: Vec<f32> = out[0]
+        .lanes()
+        .iter()
+        .map(|&b| f32::from_bits(b as u32))
+        .collect();
     assert_eq!(lanes, [2.0, 2.0, 0.0, 1.0]);
-    let inputs = StageInputs { frag_coord: [-4.0, 2.0, 0.5, 1.0], ..StageInputs::default() };
-    let out = oxir_interp::run_single(&module, "fs", &inputs, &mut buffers, &Default::default())
-        .unwrap();
+    let inputs = StageInputs {
+        frag_coord: [-4.0, 2.0, 0.5, 1.0],
+        ..StageInputs::default()
+    };
+    let out =
+        oxir_interp::run_single(&module, "fs", &inputs, &mut buffers, &Default::default()).unwrap();
     assert!(out.is_none(), "discarded");
 }

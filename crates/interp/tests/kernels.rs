@@ -7,7 +7,11 @@ use oxir_interp::{Buffers, Options};
 fn collatz(mut n: u32) -> u32 {
     let mut i = 0;
     while n > 1 {
-        n = if n % 2 == 0 { n / 2 } else { n.wrapping_mul(3).wrapping_add(1) };
+        n = if n % 2 == 0 {
+            n / 2
+        } else {
+            n.wrapping_mul(3).wrapping_add(1)
+        };
         i += 1;
     }
     i
@@ -52,7 +56,10 @@ fn prefix_sum_with_workgroup_memory_and_barriers() {
         for seed in [None, Some(1), Some(99)] {
             let mut buffers = Buffers::new();
             buffers.insert((0, 0), from_u32s(&input));
-            let options = Options { shuffle_seed: seed, ..Options::default() };
+            let options = Options {
+                shuffle_seed: seed,
+                ..Options::default()
+            };
             oxir_interp::dispatch(&m, "main", [4, 1, 1], &mut buffers, &options).unwrap();
             assert_eq!(u32s(&buffers[&(0, 0)]), expected, "seed {seed:?}");
         }
@@ -73,7 +80,10 @@ fn atomic_histogram() {
     for m in [module.clone(), normalized(&module), structurized(&module)] {
         let mut buffers = Buffers::new();
         buffers.insert((0, 0), from_u32s(&input));
-        let options = Options { shuffle_seed: Some(5), ..Options::default() };
+        let options = Options {
+            shuffle_seed: Some(5),
+            ..Options::default()
+        };
         oxir_interp::dispatch(&m, "main", [4, 1, 1], &mut buffers, &options).unwrap();
         assert_eq!(u32s(&buffers[&(0, 1)]), expected);
     }
@@ -92,7 +102,13 @@ fn clamp_scale_example_with_uniform_buffer() {
     let expected: Vec<f32> = data
         .iter()
         .enumerate()
-        .map(|(i, &x)| if (i as u32) < count { (x * scale).max(0.0).min(limit) } else { x })
+        .map(|(i, &x)| {
+            if (i as u32) < count {
+                (x * scale).max(0.0).min(limit)
+            } else {
+                x
+            }
+        })
         .collect();
     for m in [module.clone(), normalized(&module), structurized(&module)] {
         let mut buffers = Buffers::new();
@@ -115,8 +131,14 @@ fn divergent_barrier_is_an_error_not_a_hang() {
     );
     let mut buffers = Buffers::new();
     buffers.insert((0, 0), vec![0; 16]);
-    let e = oxir_interp::dispatch(&module, "main", [1, 1, 1], &mut buffers, &Options::default())
-        .unwrap_err();
+    let e = oxir_interp::dispatch(
+        &module,
+        "main",
+        [1, 1, 1],
+        &mut buffers,
+        &Options::default(),
+    )
+    .unwrap_err();
     assert!(e.message.contains("divergent barrier"), "{e}");
 }
 
@@ -128,7 +150,10 @@ fn runaway_loop_hits_the_instruction_limit() {
          fn main() { var i = 0u; loop { i = i + 1u; if i == 0u { break; } out[0] = i; } }",
     );
     let mut buffers = Buffers::new();
-    let options = Options { max_instructions: 10_000, ..Options::default() };
+    let options = Options {
+        max_instructions: 10_000,
+        ..Options::default()
+    };
     let e = oxir_interp::dispatch(&module, "main", [1, 1, 1], &mut buffers, &options).unwrap_err();
     assert!(e.message.contains("instruction limit"), "{e}");
     assert!(e.location.is_some());
@@ -143,9 +168,19 @@ fn out_of_bounds_robust_and_error_modes() {
     );
     let mut buffers = Buffers::new();
     buffers.insert((0, 0), vec![1; 8]);
-    oxir_interp::dispatch(&module, "main", [1, 1, 1], &mut buffers, &Options::default()).unwrap();
+    oxir_interp::dispatch(
+        &module,
+        "main",
+        [1, 1, 1],
+        &mut buffers,
+        &Options::default(),
+    )
+    .unwrap();
     assert_eq!(u32s(&buffers[&(0, 0)]), [5, 0x0101_0101]);
-    let options = Options { out_of_bounds: oxir_interp::OutOfBounds::Error, ..Options::default() };
+    let options = Options {
+        out_of_bounds: oxir_interp::OutOfBounds::Error,
+        ..Options::default()
+    };
     let e = oxir_interp::dispatch(&module, "main", [1, 1, 1], &mut buffers, &options).unwrap_err();
     assert!(e.message.contains("out-of-bounds"), "{e}");
     assert!(e.location.as_deref().unwrap_or("").contains("load"), "{e}");

@@ -11,7 +11,10 @@ use oxir_ir::{FunctionKind, Module};
 /// The passes of `normalize` then `structurize`, in order.
 fn pass_sequence() -> Vec<String> {
     let mut names = Vec::new();
-    for p in [oxir_passes::pipelines::normalize(), oxir_passes::pipelines::structurize()] {
+    for p in [
+        oxir_passes::pipelines::normalize(),
+        oxir_passes::pipelines::structurize(),
+    ] {
         names.extend(p.pass_names().into_iter().map(str::to_string));
     }
     names
@@ -34,7 +37,10 @@ fn execute(module: &Module, inputs: &[Buffers], groups: [u32; 3]) -> Vec<Result<
     for (name, _) in kernels(module) {
         for input in inputs {
             let mut buffers = input.clone();
-            let options = Options { max_instructions: 20_000_000, ..Options::default() };
+            let options = Options {
+                max_instructions: 20_000_000,
+                ..Options::default()
+            };
             out.push(
                 oxir_interp::dispatch(module, &name, groups, &mut buffers, &options)
                     .map(|_| buffers)
@@ -64,7 +70,11 @@ fn first_differing_pass(
         }
         let after = execute(&current, inputs, groups);
         if after != reference {
-            let i = after.iter().zip(&reference).position(|(a, b)| a != b).unwrap_or(0);
+            let i = after
+                .iter()
+                .zip(&reference)
+                .position(|(a, b)| a != b)
+                .unwrap_or(0);
             return Err(format!(
                 "results differ after pass `{name}` (run {i}): before {:?}, after {:?}",
                 reference.get(i).map(short),
@@ -107,15 +117,27 @@ fn random_modules_run_the_same_after_every_pass() {
             continue;
         }
         ran += 1;
-        if reference.iter().zip(inputs.iter().cycle()).any(|(r, i)| r.as_ref().ok() != Some(i)) {
+        if reference
+            .iter()
+            .zip(inputs.iter().cycle())
+            .any(|(r, i)| r.as_ref().ok() != Some(i))
+        {
             wrote += 1;
         }
         if let Err(e) = first_differing_pass(&module, &inputs, [2, 1, 1]) {
             failures.push(format!("seed {seed}: {e}"));
         }
     }
-    assert!(wrote >= ran / 2, "only {wrote} of {ran} modules change their buffer");
-    assert!(failures.is_empty(), "{} of 60 failed ({ran} ran):\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        wrote >= ran / 2,
+        "only {wrote} of {ran} modules change their buffer"
+    );
+    assert!(
+        failures.is_empty(),
+        "{} of 60 failed ({ran} ran):\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 #[test]
@@ -123,7 +145,10 @@ fn project_compute_shaders_run_the_same_at_o0_and_after_the_pipelines() {
     let mut files = vec![repo_root().join("examples/clamp_scale.wgsl")];
     for entry in std::fs::read_dir(repo_root().join("tests/shaders")).unwrap() {
         let path = entry.unwrap().path();
-        if matches!(path.extension().and_then(|e| e.to_str()), Some("wgsl" | "comp")) {
+        if matches!(
+            path.extension().and_then(|e| e.to_str()),
+            Some("wgsl" | "comp")
+        ) {
             files.push(path);
         }
     }
@@ -141,7 +166,8 @@ fn project_compute_shaders_run_the_same_at_o0_and_after_the_pipelines() {
                     .iter()
                     .enumerate()
                     .map(|(i, (&k, info))| {
-                        let size = info.min_size as usize + if info.runtime_sized { 1024 } else { 0 };
+                        let size =
+                            info.min_size as usize + if info.runtime_sized { 1024 } else { 0 };
                         (k, oxir_interp::random_bytes(size, s * 7 + i as u64))
                     })
                     .collect()

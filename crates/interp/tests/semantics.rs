@@ -31,8 +31,14 @@ fn eval(op: &str, result: &str, operands: &[(&str, &str)]) -> u64 {
     let report = oxir_ir::verifier::verify_module(&module, &Default::default());
     assert!(report.succeeded(), "{text}\n{:?}", report.errors);
     let mut buffers = Buffers::new();
-    oxir_interp::dispatch(&module, "main", [1, 1, 1], &mut buffers, &Default::default())
-        .unwrap_or_else(|e| panic!("{e}\n{text}"));
+    oxir_interp::dispatch(
+        &module,
+        "main",
+        [1, 1, 1],
+        &mut buffers,
+        &Default::default(),
+    )
+    .unwrap_or_else(|e| panic!("{e}\n{text}"));
     let bytes = &buffers[&(0, 0)];
     let mut raw = [0u8; 8];
     let n = match store_ty {
@@ -45,18 +51,30 @@ fn eval(op: &str, result: &str, operands: &[(&str, &str)]) -> u64 {
 }
 
 fn i32op(op: &str, a: i32, b: i32) -> i32 {
-    eval(op, "i32", &[("i32", &a.to_string()), ("i32", &b.to_string())]) as u32 as i32
+    eval(
+        op,
+        "i32",
+        &[("i32", &a.to_string()), ("i32", &b.to_string())],
+    ) as u32 as i32
 }
 
 fn u32op(op: &str, a: u32, b: u32) -> u32 {
-    eval(op, "u32", &[("u32", &a.to_string()), ("u32", &b.to_string())]) as u32
+    eval(
+        op,
+        "u32",
+        &[("u32", &a.to_string()), ("u32", &b.to_string())],
+    ) as u32
 }
 
 fn fstr(x: f32) -> String {
     if x.is_nan() {
         "nan(0x7fc00000)".into()
     } else if x.is_infinite() {
-        if x > 0.0 { "inf".into() } else { "-inf".into() }
+        if x > 0.0 {
+            "inf".into()
+        } else {
+            "-inf".into()
+        }
     } else {
         format!("{x:?}")
     }
@@ -84,12 +102,25 @@ fn integer_arithmetic_wraps() {
     assert_eq!(i32op("mul", -3, 7), -21);
     assert_eq!(u32op("add", u32::MAX, 1), 0);
     assert_eq!(u32op("sub", 3, 5), 4294967294);
-    assert_eq!(eval("neg", "i32", &[("i32", "-2147483648")]) as u32, 0x8000_0000);
-    assert_eq!(eval("abs", "i32", &[("i32", "-2147483648")]) as u32, 0x8000_0000);
+    assert_eq!(
+        eval("neg", "i32", &[("i32", "-2147483648")]) as u32,
+        0x8000_0000
+    );
+    assert_eq!(
+        eval("abs", "i32", &[("i32", "-2147483648")]) as u32,
+        0x8000_0000
+    );
     assert_eq!(eval("abs", "i32", &[("i32", "-5")]) as u32, 5);
     assert_eq!(eval("sign", "i32", &[("i32", "-5")]) as u32 as i32, -1);
     assert_eq!(eval("add", "u8", &[("u8", "200"), ("u8", "100")]) as u8, 44);
-    assert_eq!(eval("add", "i64", &[("i64", "9223372036854775807"), ("i64", "1")]), 1 << 63);
+    assert_eq!(
+        eval(
+            "add",
+            "i64",
+            &[("i64", "9223372036854775807"), ("i64", "1")]
+        ),
+        1 << 63
+    );
 }
 
 #[test]
@@ -105,7 +136,11 @@ fn integer_division_is_wgsl() {
     assert_eq!(u32op("div", u32::MAX, 2), 0x7fff_ffff);
     assert_eq!(u32op("rem", 7, 0), 0);
     assert_eq!(
-        eval("div", "i64", &[("i64", "-9223372036854775808"), ("i64", "-1")]),
+        eval(
+            "div",
+            "i64",
+            &[("i64", "-9223372036854775808"), ("i64", "-1")]
+        ),
         1 << 63
     );
 }
@@ -150,7 +185,12 @@ fn bit_operations() {
     let ib = eval(
         "insert_bits",
         "u32",
-        &[("u32", "0"), ("u32", "4294967295"), ("u32", "4"), ("u32", "8")],
+        &[
+            ("u32", "0"),
+            ("u32", "4294967295"),
+            ("u32", "4"),
+            ("u32", "8"),
+        ],
     ) as u32;
     assert_eq!(ib, 0xff0);
     assert_eq!(eval("not", "bool", &[("bool", "true")]), 0);
@@ -159,7 +199,10 @@ fn bit_operations() {
 #[test]
 fn comparisons_signed_unsigned_and_nan() {
     assert_eq!(eval("lt", "bool", &[("i32", "-1"), ("i32", "0")]), 1);
-    assert_eq!(eval("lt", "bool", &[("u32", "4294967295"), ("u32", "0")]), 0);
+    assert_eq!(
+        eval("lt", "bool", &[("u32", "4294967295"), ("u32", "0")]),
+        0
+    );
     assert_eq!(eval("ge", "bool", &[("u32", "5"), ("u32", "5")]), 1);
     assert!(!fcmp("eq", f32::NAN, f32::NAN));
     assert!(fcmp("ne", f32::NAN, f32::NAN));
@@ -207,7 +250,11 @@ fn nan_aware_min_max_and_clamp() {
     assert_eq!(f32op("clamp", &[f32::NAN, 0.0, 1.0]), 0.0);
     assert_eq!(i32op("min", -1, 1), -1);
     assert_eq!(u32op("min", u32::MAX, 1), 1);
-    let c = eval("clamp", "i32", &[("i32", "-9"), ("i32", "-3"), ("i32", "3")]) as u32 as i32;
+    let c = eval(
+        "clamp",
+        "i32",
+        &[("i32", "-9"), ("i32", "-3"), ("i32", "3")],
+    ) as u32 as i32;
     assert_eq!(c, -3);
 }
 
@@ -249,7 +296,10 @@ fn conversions_saturate_and_map_nan_to_zero() {
     assert_eq!(conv("f32", "-5.0", "u32"), 0);
     assert_eq!(conv("f32", "-1.5", "i32") as u32 as i32, -1);
     assert_eq!(conv("f32", "1.9", "u32"), 1);
-    assert_eq!(f32::from_bits(conv("u32", "16777217", "f32") as u32), 16777216.0);
+    assert_eq!(
+        f32::from_bits(conv("u32", "16777217", "f32") as u32),
+        16777216.0
+    );
     assert_eq!(f32::from_bits(conv("i32", "-7", "f32") as u32), -7.0);
     assert_eq!(conv("i32", "-1", "u32") as u32, u32::MAX);
     assert_eq!(conv("i32", "-1", "i64"), u64::MAX);
@@ -264,17 +314,23 @@ fn conversions_saturate_and_map_nan_to_zero() {
     // f16 through `half`: 65504 is the largest finite f16; rounding to nearest even.
     assert_eq!(conv("f32", "65504.0", "f16") as u16, 0x7bff);
     assert_eq!(conv("f32", "100000.0", "f16") as u16, 0x7c00);
-    assert_eq!(conv("f32", "0.33333334", "f16") as u16, half::f16::from_f32(1.0 / 3.0).to_bits());
-    assert_eq!(eval("add", "f16", &[("f16", "65504.0"), ("f16", "65504.0")]) as u16, 0x7c00);
     assert_eq!(
-        f64::from_bits(conv("f32", "0.1", "f64")),
-        f64::from(0.1f32)
+        conv("f32", "0.33333334", "f16") as u16,
+        half::f16::from_f32(1.0 / 3.0).to_bits()
     );
+    assert_eq!(
+        eval("add", "f16", &[("f16", "65504.0"), ("f16", "65504.0")]) as u16,
+        0x7c00
+    );
+    assert_eq!(f64::from_bits(conv("f32", "0.1", "f64")), f64::from(0.1f32));
 }
 
 #[test]
 fn bitcasts_reinterpret_bytes() {
     assert_eq!(eval("bitcast", "u32", &[("f32", "1.0")]), 0x3f80_0000);
     assert_eq!(eval("bitcast", "f32", &[("i32", "-1")]) as u32, u32::MAX);
-    assert_eq!(eval("bitcast", "i32", &[("u32", "4294967295")]) as u32, u32::MAX);
+    assert_eq!(
+        eval("bitcast", "i32", &[("u32", "4294967295")]) as u32,
+        u32::MAX
+    );
 }

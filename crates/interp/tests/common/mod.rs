@@ -29,13 +29,21 @@ pub fn compile_file(path: &Path) -> Module {
         Some(stage) => ShaderSource::Glsl(&text, stage),
         None => ShaderSource::Wgsl(&text),
     };
-    oxir_naga::compile(source, &path.display().to_string(), &LowerOptions::default())
-        .unwrap_or_else(|e| panic!("{}: {e:?}", path.display()))
+    oxir_naga::compile(
+        source,
+        &path.display().to_string(),
+        &LowerOptions::default(),
+    )
+    .unwrap_or_else(|e| panic!("{}: {e:?}", path.display()))
 }
 
 pub fn compile_wgsl(text: &str) -> Module {
-    oxir_naga::compile(ShaderSource::Wgsl(text), "test.wgsl", &LowerOptions::default())
-        .unwrap_or_else(|e| panic!("{e:?}"))
+    oxir_naga::compile(
+        ShaderSource::Wgsl(text),
+        "test.wgsl",
+        &LowerOptions::default(),
+    )
+    .unwrap_or_else(|e| panic!("{e:?}"))
 }
 
 pub fn u32s(bytes: &[u8]) -> Vec<u32> {
@@ -60,14 +68,22 @@ pub fn from_f32s(v: &[f32]) -> Vec<u8> {
 pub fn normalized(module: &Module) -> Module {
     let mut m = module.clone();
     let run = oxir_passes::pipelines::normalize().run(&mut m);
-    assert!(run.succeeded() && run.error.is_none(), "normalize failed: {:?}", run.error);
+    assert!(
+        run.succeeded() && run.error.is_none(),
+        "normalize failed: {:?}",
+        run.error
+    );
     m
 }
 
 pub fn structurized(module: &Module) -> Module {
     let mut m = normalized(module);
     let run = oxir_passes::pipelines::structurize().run(&mut m);
-    assert!(run.succeeded() && run.error.is_none(), "structurize failed: {:?}", run.error);
+    assert!(
+        run.succeeded() && run.error.is_none(),
+        "structurize failed: {:?}",
+        run.error
+    );
     m
 }
 

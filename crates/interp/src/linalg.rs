@@ -52,6 +52,7 @@ fn det(m: &[Vec<f64>]) -> f64 {
     sum
 }
 
+#[allow(clippy::needless_range_loop)]
 fn inverse(m: &[Vec<f64>]) -> Vec<Vec<f64>> {
     // Adjugate / determinant (column-major: m[c][r]).
     let n = m.len();
@@ -209,4 +210,51 @@ pub fn eval(op: Opcode, s: Scalar, args: &[Val]) -> Result<Val, String> {
         Inverse => mat_back(s, &inverse(&mat(s, &args[0]))),
         _ => return Err(format!("`{op}` is not a vector or matrix operation")),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn m(cols: &[&[f32]]) -> Val {
+        Val::C(
+            cols.iter()
+                .map(|c| Val::V(c.iter().map(|x| u64::from(x.to_bits())).collect()))
+                .collect(),
+        )
+    }
+
+    fn back_f32(v: &Val) -> Vec<Vec<f32>> {
+        v.elems()
+            .iter()
+            .map(|c| {
+                c.lanes()
+                    .iter()
+                    .map(|&b| f32::from_bits(b as u32))
+                    .collect()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn determinant_and_inverse() {
+        let a = m(&[&[4.0, 2.0], &[7.0, 6.0]]); // columns
+        assert_eq!(
+            eval(Opcode::Determinant, Scalar::F32, &[a.clone()]).unwrap(),
+            Val::S(u64::from(10.0f32.to_bits()))
+        );
+        let inv = back_f32(&eval(Opcode::Inverse, Scalar::F32, &[a]).unwrap());
+        // [[4 7][2 6]]^-1 = 1/10 [[6 -7][-2 4]] (rows); columns (0.6, -0.2), (-0.7, 0.4)
+        assert_eq!(inv, vec![vec![0.6, -0.2], vec![-0.7, 0.4]]);
+        let b = m(&[&[2.0, 0.0, 0.0], &[0.0, 3.0, 0.0], &[1.0, 0.0, 4.0]]);
+        assert_eq!(
+            eval(Opcode::Determinant, Scalar::F32, &[b.clone()]).unwrap(),
+            Val::S(u64::from(24.0f32.to_bits()))
+        );
+        let inv = back_f32(&eval(Opcode::Inverse, Scalar::F32, &[b]).unwrap());
+        // Column 2 of the inverse solves M x = e2: x = (-1/8, 0, 1/4).
+        assert_eq!(inv[0], vec![0.5, 0.0, 0.0]);
+        assert_eq!(inv[1], vec![0.0, 1.0 / 3.0, 0.0]);
+        assert_eq!(inv[2], vec![-0.125, 0.0, 0.25]);
+    }
 }

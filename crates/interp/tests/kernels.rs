@@ -7,7 +7,7 @@ use oxir_interp::{Buffers, Options};
 fn collatz(mut n: u32) -> u32 {
     let mut i = 0;
     while n > 1 {
-        n = if n % 2 == 0 {
+        n = if n.is_multiple_of(2) {
             n / 2
         } else {
             n.wrapping_mul(3).wrapping_add(1)

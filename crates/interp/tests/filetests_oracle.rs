@@ -31,12 +31,19 @@ fn random_val(module: &Module, ty: Type, rng: &mut u64) -> Option<Val> {
         TypeData::Scalar(s) => Val::S(oxir_ir::constants::canonical_scalar_bits(*s, bits)),
         TypeData::Vector { elem, len } => Val::V(
             (0..*len)
-                .map(|i| oxir_ir::constants::canonical_scalar_bits(*elem, bits.rotate_left(u32::from(i) * 13)))
+                .map(|i| {
+                    oxir_ir::constants::canonical_scalar_bits(
+                        *elem,
+                        bits.rotate_left(u32::from(i) * 13),
+                    )
+                })
                 .collect(),
         ),
-        TypeData::Array { elem, len } if *len <= 16 => {
-            Val::C((0..*len).map(|_| random_val(module, *elem, rng)).collect::<Option<_>>()?)
-        }
+        TypeData::Array { elem, len } if *len <= 16 => Val::C(
+            (0..*len)
+                .map(|_| random_val(module, *elem, rng))
+                .collect::<Option<_>>()?,
+        ),
         TypeData::Struct(st) => Val::C(
             st.members
                 .iter()
@@ -59,7 +66,10 @@ fn run_function(module: &Module, name: &str, seed: u64) -> Outcome {
         let size = info.min_size as usize + if info.runtime_sized { 256 } else { 0 };
         buffers.insert(*k, oxir_interp::random_bytes(size, seed * 101 + i as u64));
     }
-    let options = Options { max_instructions: 1_000_000, ..Options::default() };
+    let options = Options {
+        max_instructions: 1_000_000,
+        ..Options::default()
+    };
     match f.kind {
         FunctionKind::Kernel { .. } => {
             oxir_interp::dispatch(module, name, [2, 1, 1], &mut buffers, &options).ok()?;
@@ -73,8 +83,12 @@ fn run_function(module: &Module, name: &str, seed: u64) -> Outcome {
                 .iter()
                 .map(|p| random_val(module, p.ty, &mut rng))
                 .collect::<Option<Vec<_>>>()?;
-            let inputs = StageInputs { locations, ..StageInputs::default() };
-            let out = oxir_interp::run_single(module, name, &inputs, &mut buffers, &options).ok()?;
+            let inputs = StageInputs {
+                locations,
+                ..StageInputs::default()
+            };
+            let out =
+                oxir_interp::run_single(module, name, &inputs, &mut buffers, &options).ok()?;
             Some((out, buffers))
         }
         _ => None,
@@ -84,11 +98,18 @@ fn run_function(module: &Module, name: &str, seed: u64) -> Outcome {
 fn passes_of(text: &str) -> Vec<String> {
     for line in text.lines() {
         if let Some(rest) = line.strip_prefix("; passes:") {
-            return rest.split(',').map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect();
+            return rest
+                .split(',')
+                .map(|s| s.trim().to_string())
+                .filter(|s| !s.is_empty())
+                .collect();
         }
     }
     let mut names = Vec::new();
-    for p in [oxir_passes::pipelines::normalize(), oxir_passes::pipelines::structurize()] {
+    for p in [
+        oxir_passes::pipelines::normalize(),
+        oxir_passes::pipelines::structurize(),
+    ] {
         names.extend(p.pass_names().into_iter().map(str::to_string));
     }
     names
@@ -104,7 +125,9 @@ fn filetests_run_the_same_after_their_passes() {
     for path in &files {
         let text = std::fs::read_to_string(path).unwrap();
         let input = text.split("\n; output:").next().unwrap();
-        let Ok(module) = oxir_ir::parser::parse_module(input) else { continue };
+        let Ok(module) = oxir_ir::parser::parse_module(input) else {
+            continue;
+        };
         if !oxir_ir::verifier::verify_module(&module, &Default::default()).succeeded() {
             continue;
         }
@@ -128,7 +151,9 @@ fn filetests_run_the_same_after_their_passes() {
         }
         let mut current = module.clone();
         'passes: for pass in passes_of(&text) {
-            let Some(p) = oxir_passes::registry::create(&pass) else { continue };
+            let Some(p) = oxir_passes::registry::create(&pass) else {
+                continue;
+            };
             let mut pipeline = oxir_passes::PassPipeline::new();
             pipeline.add(&pass, p);
             let run = pipeline.run(&mut current);

@@ -8,6 +8,12 @@ use oxir_interp::{Buffers, Options};
 use oxir_ir::random_modules::{generate_module, GenConfig};
 use oxir_ir::{FunctionKind, Module};
 
+/// Instruction budget of a run before the passes; programs needing more are skipped.
+const REFERENCE_LIMIT: u64 = 2_000_000;
+/// Budget after a pass: passes may add instructions (reg2mem adds loads and stores), but
+/// not ten times as many.
+const AFTER_LIMIT: u64 = 20_000_000;
+
 /// The passes of `normalize` then `structurize`, in order.
 fn pass_sequence() -> Vec<String> {
     let mut names = Vec::new();
@@ -32,13 +38,18 @@ fn kernels(module: &Module) -> Vec<(String, [u32; 3])> {
 }
 
 /// Runs every kernel of `module` on `inputs`; the buffers after each run, or the error.
-fn execute(module: &Module, inputs: &[Buffers], groups: [u32; 3]) -> Vec<Result<Buffers, String>> {
+fn execute(
+    module: &Module,
+    inputs: &[Buffers],
+    groups: [u32; 3],
+    limit: u64,
+) -> Vec<Result<Buffers, String>> {
     let mut out = Vec::new();
     for (name, _) in kernels(module) {
         for input in inputs {
             let mut buffers = input.clone();
             let options = Options {
-                max_instructions: 20_000_000,
+                max_instructions: limit,
                 ..Options::default()
             };
             out.push(
@@ -58,7 +69,22 @@ fn first_differing_pass(
     inputs: &[Buffers],
     groups: [u32; 3],
 ) -> Result<(), String> {
-    let reference = execute(module, inputs, groups);
+    let reference = execute(module, inputs, groups, REFERENCE_LIMIT);
+    // End to end first; bisect only when the final result differs.
+    let mut whole = module.clone();
+    let mut complete = true;
+    for name in pass_sequence() {
+        let pass = oxir_passes::registry::create(&name).expect("registered pass");
+        let mut p = oxir_passes::PassPipeline::new();
+        p.add(&name, pass);
+        if p.run(&mut whole).error.is_some() {
+            complete = false;
+            break;
+        }
+    }
+    if complete && execute(&whole, inputs, groups, AFTER_LIMIT) == reference {
+        return Ok(());
+    }
     let mut current = module.clone();
     for name in pass_sequence() {
         let pass = oxir_passes::registry::create(&name).expect("registered pass");
@@ -68,7 +94,7 @@ fn first_differing_pass(
         if let Some(e) = &run.error {
             return Err(format!("pass {name} failed: {e:?}"));
         }
-        let after = execute(&current, inputs, groups);
+        let after = execute(&current, inputs, groups, AFTER_LIMIT);
         if after != reference {
             let i = after
                 .iter()
@@ -111,7 +137,7 @@ fn random_modules_run_the_same_after_every_pass() {
                 b
             })
             .collect();
-        let reference = execute(&module, &inputs, [2, 1, 1]);
+        let reference = execute(&module, &inputs, [2, 1, 1], REFERENCE_LIMIT);
         if reference.iter().any(|r| r.is_err()) {
             failures.push(format!("seed {seed}: original fails: {:?}", reference[0]));
             continue;
@@ -140,6 +166,80 @@ fn random_modules_run_the_same_after_every_pass() {
     );
 }
 
+fn random_inputs(module: &Module, extra: usize) -> Vec<Buffers> {
+    let sizes = oxir_interp::bindings(module).unwrap();
+    (0..2u64)
+        .map(|s| {
+            sizes
+                .iter()
+                .enumerate()
+                .map(|(i, (&k, info))| {
+                    let size = info.min_size as usize + if info.runtime_sized { extra } else { 0 };
+                    (k, oxir_interp::random_bytes(size, s * 7 + i as u64))
+                })
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn corpus_compute_shaders_run_the_same_after_every_pass() {
+    let Some(corpus) = corpus_dir() else {
+        eprintln!("skipping: no shared/corpus directory");
+        return;
+    };
+    let mut files = Vec::new();
+    for sub in ["naga", "wgpu-examples"] {
+        for e in std::fs::read_dir(corpus.join(sub))
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            let p = e.path();
+            if matches!(
+                p.extension().and_then(|e| e.to_str()),
+                Some("wgsl" | "comp")
+            ) {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    let (mut checked, mut skipped) = (0, Vec::new());
+    let mut failures = Vec::new();
+    for path in files {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+        let source = match oxir_naga::GlslStage::from_extension(ext) {
+            Some(stage) => oxir_naga::ShaderSource::Glsl(&text, stage),
+            None => oxir_naga::ShaderSource::Wgsl(&text),
+        };
+        let Ok(module) = oxir_naga::compile(source, "corpus", &Default::default()) else {
+            continue;
+        };
+        if kernels(&module).is_empty() {
+            continue;
+        }
+        let inputs = random_inputs(&module, 256);
+        if let Some(Err(e)) = execute(&module, &inputs, [2, 1, 1], REFERENCE_LIMIT)
+            .into_iter()
+            .find(|r| r.is_err())
+        {
+            skipped.push(format!(
+                "{}: {e}",
+                path.file_name().unwrap().to_string_lossy()
+            ));
+            continue;
+        }
+        if let Err(e) = first_differing_pass(&module, &inputs, [2, 1, 1]) {
+            failures.push(format!("{}: {e}", path.display()));
+        }
+        checked += 1;
+    }
+    eprintln!("corpus: {checked} compute shaders checked; skipped (run-time error before any pass): {skipped:#?}");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 #[test]
 fn project_compute_shaders_run_the_same_at_o0_and_after_the_pipelines() {
     let mut files = vec![repo_root().join("examples/clamp_scale.wgsl")];
@@ -159,20 +259,7 @@ fn project_compute_shaders_run_the_same_at_o0_and_after_the_pipelines() {
         if kernels(&module).is_empty() {
             continue;
         }
-        let sizes = oxir_interp::bindings(&module).unwrap();
-        let inputs: Vec<Buffers> = (0..2u64)
-            .map(|s| {
-                sizes
-                    .iter()
-                    .enumerate()
-                    .map(|(i, (&k, info))| {
-                        let size =
-                            info.min_size as usize + if info.runtime_sized { 1024 } else { 0 };
-                        (k, oxir_interp::random_bytes(size, s * 7 + i as u64))
-                    })
-                    .collect()
-            })
-            .collect();
+        let inputs = random_inputs(&module, 1024);
         if let Err(e) = first_differing_pass(&module, &inputs, [2, 1, 1]) {
             panic!("{}: {e}", path.display());
         }

@@ -115,6 +115,9 @@ pub(crate) struct Machine<'m> {
     pub executed: u64,
     pub stage: StageInputs,
     pub prints: Vec<String>,
+    /// Textures and samplers per global index (handle globals only).
+    pub textures: Vec<Option<crate::texture::Texture>>,
+    pub samplers: Vec<Option<crate::texture::Sampler>>,
 }
 
 fn space_rules(space: AddressSpace) -> LayoutRules {
@@ -139,6 +142,8 @@ impl<'m> Machine<'m> {
             executed: 0,
             stage: StageInputs::default(),
             prints: Vec::new(),
+            textures: vec![None; module.globals.len()],
+            samplers: vec![None; module.globals.len()],
         };
         for (_, f) in module.functions.iter() {
             let code = f.is_definition().then(|| m.decode(f));
@@ -1157,9 +1162,8 @@ impl<'m> Machine<'m> {
             TextureSample | TextureSampleBias | TextureSampleLevel | TextureSampleGrad
             | TextureSampleCompare | TextureLoad | TextureStore | TextureDimensions
             | TextureNumLevels | TextureNumLayers | TextureNumSamples => {
-                return Err(format!(
-                    "unsupported: `{op}` (textures are not interpreted yet)"
-                ));
+                let args: Vec<Val> = (0..data.args.len()).map(arg).collect();
+                self.texture_op(op, types.get(arg_ty(0)), &args, res_ty(), types)?
             }
             // --- calls and debugging --------------------------------------------------------
             Call => {
@@ -1200,6 +1204,136 @@ impl<'m> Machine<'m> {
         }
         fr.pos += 1;
         Ok(())
+    }
+}
+
+impl Machine<'_> {
+    fn handle(v: &Val) -> Result<usize, String> {
+        match v.ptr() {
+            Some(Ptr {
+                region: Region::Buffer(g),
+                ..
+            }) => Ok(g as usize),
+            _ => Err("texture operand is not a resource".into()),
+        }
+    }
+
+    fn texture_op(
+        &mut self,
+        op: Opcode,
+        tex_ty: &TypeData,
+        args: &[Val],
+        res_ty: Option<Type>,
+        types: &TypeStore,
+    ) -> Result<Option<Val>, String> {
+        use crate::texture::{quantize, sample, Texture};
+        use oxir_ir::types::{SampledKind, TextureDim};
+        let (shape, kind, format) = match tex_ty {
+            TypeData::Texture { shape, kind } => (*shape, Some(*kind), None),
+            TypeData::StorageTexture { shape, format, .. } => (*shape, None, Some(*format)),
+            _ => return Err("texture operation on a non-texture".into()),
+        };
+        if !matches!(shape.dim, TextureDim::D1 | TextureDim::D2) || shape.multisampled {
+            return Err(format!(
+                "unsupported: `{op}` on {:?} textures (only 1D, 2D and 2D arrays are interpreted)",
+                shape.dim
+            ));
+        }
+        let g = Self::handle(&args[0])?;
+        let tex = self.textures[g].get_or_insert_with(|| Texture::new(1, 1, 1));
+        let layer_arg = |i: usize| -> i64 {
+            if shape.arrayed {
+                args[i].bits() as i64
+            } else {
+                0
+            }
+        };
+        let int_kind = match (kind, format) {
+            (Some(SampledKind::Sint), _) => Some(true),
+            (Some(SampledKind::Uint), _) => Some(false),
+            (_, Some(f)) => match f.channel_kind() {
+                ScalarKind::Sint => Some(true),
+                ScalarKind::Uint => Some(false),
+                _ => None,
+            },
+            _ => None,
+        };
+        let to_val = |texel: [u32; 4]| -> Val {
+            if kind == Some(SampledKind::Depth) {
+                return Val::S(u64::from(texel[0]));
+            }
+            Val::V(
+                texel
+                    .iter()
+                    .map(|&b| {
+                        if int_kind == Some(true) {
+                            b as i32 as i64 as u64
+                        } else {
+                            u64::from(b)
+                        }
+                    })
+                    .collect(),
+            )
+        };
+        let coords = |v: &Val| -> (i64, i64) {
+            let l = v.lanes();
+            let c = |x: u64| x as i64;
+            (c(l[0]), l.get(1).map_or(0, |&y| c(y)))
+        };
+        let fcoords = |v: &Val| -> (f32, f32) {
+            let l = v.lanes();
+            (
+                f32::from_bits(l[0] as u32),
+                l.get(1).map_or(0.0, |&y| f32::from_bits(y as u32)),
+            )
+        };
+        Ok(match op {
+            Opcode::TextureSample
+            | Opcode::TextureSampleBias
+            | Opcode::TextureSampleLevel
+            | Opcode::TextureSampleGrad
+            | Opcode::TextureSampleCompare => {
+                let sampler = self.samplers[Self::handle(&args[1])?].unwrap_or_default();
+                let (u, v) = fcoords(&args[2]);
+                let texel = sample(tex, &sampler, u, v, layer_arg(3));
+                if op == Opcode::TextureSampleCompare {
+                    let reference =
+                        f32::from_bits(args[3 + usize::from(shape.arrayed)].bits() as u32);
+                    let pass = reference <= texel[0];
+                    Some(Val::S(u64::from(if pass { 1.0f32 } else { 0.0 }.to_bits())))
+                } else {
+                    Some(to_val(texel.map(f32::to_bits)))
+                }
+            }
+            Opcode::TextureLoad => {
+                let (x, y) = coords(&args[1]);
+                Some(to_val(tex.texel(x, y, layer_arg(2)).unwrap_or([0; 4])))
+            }
+            Opcode::TextureStore => {
+                let (x, y) = coords(&args[1]);
+                let layer = layer_arg(2);
+                let value = args[2 + usize::from(shape.arrayed)].lanes();
+                let raw = [0, 1, 2, 3].map(|i| value.get(i).copied().unwrap_or(0) as u32);
+                let q = quantize(format.ok_or("texture_store on a sampled texture")?, raw);
+                tex.store(x, y, layer, q);
+                None
+            }
+            Opcode::TextureDimensions => {
+                let rt = res_ty.ok_or("texture_dimensions without a result")?;
+                Some(match types.get(rt) {
+                    TypeData::Vector { .. } => Val::V(
+                        [tex.width, tex.height]
+                            .iter()
+                            .map(|&x| u64::from(x))
+                            .collect(),
+                    ),
+                    _ => Val::S(u64::from(tex.width)),
+                })
+            }
+            Opcode::TextureNumLevels | Opcode::TextureNumSamples => Some(Val::S(1)),
+            Opcode::TextureNumLayers => Some(Val::S(u64::from(tex.layers))),
+            _ => None,
+        })
     }
 }
 

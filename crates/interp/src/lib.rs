@@ -74,18 +74,24 @@
 //!   error naming the instruction ("a runaway loop?").
 //! - Subgroups have 32 invocations (`subgroup_invocation_id = local_index % 32`).
 //!
-//! Not interpreted yet: texture operations (an `unsupported:` error).
+//! - **Textures** ([`texture`]): 1D, 2D and 2D-array textures with one mip level, nearest
+//!   and linear filtering, clamp / repeat / mirror addressing, storage formats quantized
+//!   on store. Textures and samplers come in [`Resources`] by binding; a missing texture
+//!   is 1×1 zero, a missing sampler nearest / clamp-to-edge. 3D, cube and multisampled
+//!   textures are an `unsupported:` error.
 
 mod exec;
 mod linalg;
 mod memory;
 pub mod scalar;
+pub mod texture;
 pub mod value;
 
 use exec::{Machine, Regs, Status};
 use oxir_ir::{FunctionKind, Module};
 use std::collections::BTreeMap;
 use std::fmt;
+pub use texture::{AddressMode, Filter, Sampler, Texture};
 pub use value::{Ptr, Region, Val};
 
 /// What an out-of-bounds access does.
@@ -183,6 +189,32 @@ pub struct Report {
 
 /// Buffers by `(group, binding)`.
 pub type Buffers = BTreeMap<(u32, u32), Vec<u8>>;
+
+/// Textures and samplers by `(group, binding)`; textures written by the run come back.
+#[derive(Clone, Debug, Default)]
+pub struct Resources {
+    pub textures: BTreeMap<(u32, u32), Texture>,
+    pub samplers: BTreeMap<(u32, u32), Sampler>,
+}
+
+fn install_resources(m: &mut Machine<'_>, module: &Module, resources: &Resources) {
+    for (g, gd) in module.globals.iter() {
+        if let Some(b) = gd.binding {
+            let key = (b.group, b.binding);
+            let i = g.as_u32() as usize;
+            m.textures[i] = resources.textures.get(&key).cloned();
+            m.samplers[i] = resources.samplers.get(&key).copied();
+        }
+    }
+}
+
+fn collect_resources(m: &mut Machine<'_>, module: &Module, resources: &mut Resources) {
+    for (g, gd) in module.globals.iter() {
+        if let (Some(b), Some(t)) = (gd.binding, m.textures[g.as_u32() as usize].take()) {
+            resources.textures.insert((b.group, b.binding), t);
+        }
+    }
+}
 
 /// A buffer binding of a module.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -295,6 +327,25 @@ pub fn dispatch(
     buffers: &mut Buffers,
     options: &Options,
 ) -> Result<Report, Error> {
+    dispatch_with_resources(
+        module,
+        entry,
+        groups,
+        buffers,
+        &mut Resources::default(),
+        options,
+    )
+}
+
+/// [`dispatch`] with textures and samplers.
+pub fn dispatch_with_resources(
+    module: &Module,
+    entry: &str,
+    groups: [u32; 3],
+    buffers: &mut Buffers,
+    resources: &mut Resources,
+    options: &Options,
+) -> Result<Report, Error> {
     let func = module
         .function_by_name(entry)
         .ok_or_else(|| Error::plain(format!("no function named `{entry}`")))?;
@@ -303,6 +354,7 @@ pub fn dispatch(
     };
     let mut m = Machine::new(module, options.clone());
     install_buffers(&mut m, module, buffers)?;
+    install_resources(&mut m, module, resources);
     let n = workgroup_size
         .iter()
         .map(|&x| x as usize)
@@ -374,6 +426,7 @@ pub fn dispatch(
         }
     }
     collect_buffers(&mut m, module, buffers);
+    collect_resources(&mut m, module, resources);
     Ok(Report {
         executed: m.executed,
         prints: std::mem::take(&mut m.prints),
@@ -389,12 +442,32 @@ pub fn run_single(
     buffers: &mut Buffers,
     options: &Options,
 ) -> Result<Option<Vec<Val>>, Error> {
+    run_single_with_resources(
+        module,
+        entry,
+        inputs,
+        buffers,
+        &mut Resources::default(),
+        options,
+    )
+}
+
+/// [`run_single`] with textures and samplers.
+pub fn run_single_with_resources(
+    module: &Module,
+    entry: &str,
+    inputs: &StageInputs,
+    buffers: &mut Buffers,
+    resources: &mut Resources,
+    options: &Options,
+) -> Result<Option<Vec<Val>>, Error> {
     let func = module
         .function_by_name(entry)
         .ok_or_else(|| Error::plain(format!("no function named `{entry}`")))?;
     let mut m = Machine::new(module, options.clone());
     m.stage = inputs.clone();
     install_buffers(&mut m, module, buffers)?;
+    install_resources(&mut m, module, resources);
     let regs = Regs {
         wg_size: [1, 1, 1],
         num_groups: [1, 1, 1],
@@ -409,10 +482,12 @@ pub fn run_single(
             Status::Barrier(..) => continue,
             Status::Done(v) => {
                 collect_buffers(&mut m, module, buffers);
+                collect_resources(&mut m, module, resources);
                 return Ok(Some(v));
             }
             Status::Discarded => {
                 collect_buffers(&mut m, module, buffers);
+                collect_resources(&mut m, module, resources);
                 return Ok(None);
             }
             Status::Running => unreachable!(),

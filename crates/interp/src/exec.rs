@@ -19,8 +19,8 @@ use std::collections::HashMap;
 struct FuncCode {
     blocks: Vec<Vec<Inst>>,
     template: Vec<Val>,
-    /// Per instruction (by index): the pre-decoded fast form.
-    fast: Vec<Fast>,
+    /// Per block, per position: the pre-decoded fast form of each instruction.
+    block_fast: Vec<Vec<Fast>>,
     terms: Vec<Term>,
 }
 
@@ -30,6 +30,13 @@ struct FuncCode {
 #[derive(Clone, Copy)]
 enum Fast {
     None,
+    /// A binary lane operation specialised to its scalar type.
+    BinaryFn {
+        f: fn(u64, u64) -> u64,
+        a: u32,
+        b: u32,
+        r: u32,
+    },
     Binary {
         op: Opcode,
         s: Scalar,
@@ -304,10 +311,14 @@ impl<'m> Machine<'m> {
                 }
             }
         }
+        let block_fast = blocks
+            .iter()
+            .map(|b| b.iter().map(|i| fast[i.as_u32() as usize]).collect())
+            .collect();
         FuncCode {
             blocks,
             template,
-            fast,
+            block_fast,
             terms,
         }
     }
@@ -604,14 +615,22 @@ impl<'m> Machine<'m> {
         let Some(code) = self.funcs[fr.func.as_u32() as usize].as_ref() else {
             return false;
         };
-        let Some(&inst) = code.blocks[fr.block.as_u32() as usize].get(fr.pos) else {
+        let Some(&fast) = code.block_fast[fr.block.as_u32() as usize].get(fr.pos) else {
             return false;
         };
-        match code.fast[inst.as_u32() as usize] {
+        match fast {
             Fast::Binary { op, s, a, b, r } => {
                 if let (Val::S(x), Val::S(y)) = (&fr.vals[a as usize], &fr.vals[b as usize]) {
                     let v = scalar::binary(op, s, *x, *y).unwrap_or(0);
-                    fr.vals[r as usize] = Val::S(v);
+                    set_scalar(&mut fr.vals[r as usize], v);
+                    fr.pos += 1;
+                    return true;
+                }
+            }
+            Fast::BinaryFn { f, a, b, r } => {
+                if let (Val::S(x), Val::S(y)) = (&fr.vals[a as usize], &fr.vals[b as usize]) {
+                    let v = f(*x, *y);
+                    set_scalar(&mut fr.vals[r as usize], v);
                     fr.pos += 1;
                     return true;
                 }
@@ -619,7 +638,7 @@ impl<'m> Machine<'m> {
             Fast::Unary { op, s, a, r } => {
                 if let Val::S(x) = &fr.vals[a as usize] {
                     let v = scalar::unary(op, s, *x).unwrap_or(0);
-                    fr.vals[r as usize] = Val::S(v);
+                    set_scalar(&mut fr.vals[r as usize], v);
                     fr.pos += 1;
                     return true;
                 }
@@ -1334,6 +1353,14 @@ impl Machine<'_> {
             Opcode::TextureNumLayers => Some(Val::S(u64::from(tex.layers))),
             _ => None,
         })
+    }
+}
+
+#[inline(always)]
+fn set_scalar(slot: &mut Val, v: u64) {
+    match slot {
+        Val::S(x) => *x = v,
+        other => *other = Val::S(v),
     }
 }
 

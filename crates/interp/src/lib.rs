@@ -84,6 +84,7 @@ mod exec;
 mod linalg;
 mod memory;
 pub mod scalar;
+mod special;
 pub mod texture;
 pub mod value;
 

@@ -185,3 +185,60 @@ fn out_of_bounds_robust_and_error_modes() {
     assert!(e.message.contains("out-of-bounds"), "{e}");
     assert!(e.location.as_deref().unwrap_or("").contains("load"), "{e}");
 }
+
+#[test]
+fn seeded_shuffle_exposes_a_race() {
+    // Every invocation writes its index to the same word: the result is the index of the
+    // invocation that ran last, which only the invocation order decides.
+    let module = compile_wgsl(
+        "@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+         @compute @workgroup_size(16)
+         fn main(@builtin(local_invocation_index) li: u32) { out[0] = li; }",
+    );
+    let last = |seed: Option<u64>| {
+        let mut buffers = Buffers::new();
+        buffers.insert((0, 0), vec![0; 4]);
+        let options = Options {
+            shuffle_seed: seed,
+            ..Options::default()
+        };
+        oxir_interp::dispatch(&module, "main", [1, 1, 1], &mut buffers, &options).unwrap();
+        u32s(&buffers[&(0, 0)])[0]
+    };
+    assert_eq!(
+        last(None),
+        15,
+        "ascending local invocation index by default"
+    );
+    assert_eq!(last(Some(3)), last(Some(3)), "a seed is deterministic");
+    let results: std::collections::BTreeSet<u32> = (0..8).map(|s| last(Some(s))).collect();
+    assert!(
+        results.len() > 1,
+        "shuffling changes the winner: {results:?}"
+    );
+}
+
+#[test]
+fn workgroup_uniform_load_and_storage_barrier() {
+    let module = compile_wgsl(
+        "@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+         var<workgroup> shared_max: atomic<u32>;
+         var<workgroup> flag: u32;
+         @compute @workgroup_size(8)
+         fn main(@builtin(local_invocation_index) li: u32, @builtin(workgroup_id) wg: vec3<u32>) {
+             atomicMax(&shared_max, li * 3u + wg.x);
+             if li == 7u { flag = 40u + wg.x; }
+             let f = workgroupUniformLoad(&flag);
+             storageBarrier();
+             out[wg.x * 8u + li] = atomicLoad(&shared_max) + f;
+         }",
+    );
+    for m in [module.clone(), normalized(&module), structurized(&module)] {
+        let mut buffers = Buffers::new();
+        buffers.insert((0, 0), vec![0; 4 * 16]);
+        run(&m, "main", [2, 1, 1], &mut buffers);
+        let out = u32s(&buffers[&(0, 0)]);
+        assert_eq!(&out[..8], &[21 + 40; 8]);
+        assert_eq!(&out[8..], &[22 + 41; 8]);
+    }
+}

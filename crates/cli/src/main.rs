@@ -6,6 +6,7 @@
 //! A panic is always a bug.
 
 mod diagnostics;
+mod run;
 mod shaders;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -110,6 +111,9 @@ enum Command {
         #[arg(long)]
         stage: Option<String>,
     },
+    /// Run a kernel with the reference interpreter and print its storage buffers as JSON
+    /// lines (INPUT: anything `oxir compile` reads).
+    Run(run::RunArgs),
 }
 
 fn main() -> ExitCode {
@@ -277,6 +281,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
             structured,
         ),
         Command::Reflect { input, stage } => shaders::reflect(&input, stage.as_deref()),
+        Command::Run(args) => run::run(args),
     }
 }
 

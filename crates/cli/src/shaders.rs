@@ -117,6 +117,29 @@ pub fn compile(
             "unknown target `{target}`; available: oxir"
         )));
     }
+    let module = load(input, entry, stage)?;
+    let view = if structured {
+        View::Structured
+    } else {
+        View::Flat
+    };
+    let text = print_module(&module, view);
+    match output {
+        Some(path) => std::fs::write(path, text)
+            .map_err(|e| Failure::Usage(format!("cannot write {}: {e}", path.display()))),
+        None => {
+            print!("{text}");
+            Ok(())
+        }
+    }
+}
+
+/// Reads INPUT as `oxir compile` does (shader through naga, or `.oxir`) and verifies it.
+pub(crate) fn load(
+    input: &Path,
+    entry: Option<String>,
+    stage: Option<&str>,
+) -> Result<Module, Failure> {
     let kind = input_kind(input, stage)?;
     let module = match kind {
         InputKind::Oxir => {
@@ -158,20 +181,7 @@ pub fn compile(
         report_verifier_errors(input, &module, &report);
         return Err(Failure::Rejected);
     }
-    let view = if structured {
-        View::Structured
-    } else {
-        View::Flat
-    };
-    let text = print_module(&module, view);
-    match output {
-        Some(path) => std::fs::write(path, text)
-            .map_err(|e| Failure::Usage(format!("cannot write {}: {e}", path.display()))),
-        None => {
-            print!("{text}");
-            Ok(())
-        }
-    }
+    Ok(module)
 }
 
 fn compile_oxir(path: &Path) -> Result<Module, Failure> {

@@ -1,0 +1,294 @@
+//! `oxir run`: execute a kernel with the reference interpreter (`oxir-interp`).
+//!
+//! `oxir run INPUT --dispatch X[,Y[,Z]] [--entry NAME] [-O0|-O] [--engine interp]
+//! [--buffer G:B=SPEC]... [--view G:B=TYPE]... [--default-size BYTES]
+//! [--max-instructions N] [--strict-bounds] [--shuffle SEED]`
+//!
+//! SPEC: `zero:BYTES`, `random:BYTES[:SEED]` (splitmix64 bytes), `@FILE` (raw bytes) or
+//! `TYPE:v1,v2,...` with TYPE one of u32, i32, f32. Bindings not given are zero-filled at
+//! their minimum size, or at `--default-size` (default 1024) when they end in a
+//! runtime-sized array. Output: one JSON object per line per storage buffer binding,
+//! `{"group":G,"binding":B,"size":N,"hex":"..."}`, plus `"values":[...]` with `--view`.
+//! `-O` runs the `normalize` pipeline first; `-O0` (the default) runs the front-end
+//! output as is. Exit codes: 0 success, 1 rejected input or a run-time error (named on
+//! stderr), 2 usage or I/O error.
+
+use crate::diagnostics::Failure;
+use oxir_interp::{Buffers, Options, OutOfBounds};
+use oxir_ir::FunctionKind;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+/// Arguments of `oxir run`.
+#[derive(clap::Args)]
+pub struct RunArgs {
+    pub input: PathBuf,
+    /// Workgroup counts: X[,Y[,Z]].
+    #[arg(long, value_name = "X[,Y[,Z]]")]
+    pub dispatch: String,
+    /// The kernel to run (default: the only kernel).
+    #[arg(long, value_name = "NAME")]
+    pub entry: Option<String>,
+    /// The stage of a GLSL input.
+    #[arg(long)]
+    pub stage: Option<String>,
+    /// Optimisation level: `-O0` (front-end output as is, the default) or `-O` / `-O1`
+    /// (the normalize pipeline first).
+    #[arg(short = 'O', value_name = "LEVEL", num_args = 0..=1, default_missing_value = "1")]
+    pub opt: Option<String>,
+    /// The executor: `interp`.
+    #[arg(long, default_value = "interp")]
+    pub engine: String,
+    /// Initial contents of a binding: G:B=SPEC (repeatable).
+    #[arg(long = "buffer", value_name = "G:B=SPEC")]
+    pub buffers: Vec<String>,
+    /// Print a binding's values as a scalar type: G:B=TYPE (u32, i32, f32).
+    #[arg(long = "view", value_name = "G:B=TYPE")]
+    pub views: Vec<String>,
+    /// Size of bindings ending in a runtime-sized array when no --buffer gives them.
+    #[arg(long, value_name = "BYTES", default_value_t = 1024)]
+    pub default_size: u64,
+    /// Instruction budget of the run.
+    #[arg(long, value_name = "N", default_value_t = 100_000_000)]
+    pub max_instructions: u64,
+    /// Out-of-bounds accesses are errors instead of WGSL robust access.
+    #[arg(long)]
+    pub strict_bounds: bool,
+    /// Shuffle the invocation order within workgroups with this seed.
+    #[arg(long, value_name = "SEED")]
+    pub shuffle: Option<u64>,
+}
+
+fn usage(message: impl Into<String>) -> Failure {
+    Failure::Usage(message.into())
+}
+
+fn parse_binding(text: &str) -> Result<(u32, u32), Failure> {
+    let (g, b) = text
+        .split_once(':')
+        .ok_or_else(|| usage(format!("`{text}`: expected GROUP:BINDING")))?;
+    let num = |s: &str| {
+        s.trim()
+            .parse::<u32>()
+            .map_err(|_| usage(format!("`{text}`: expected GROUP:BINDING numbers")))
+    };
+    Ok((num(g)?, num(b)?))
+}
+
+fn parse_size(text: &str) -> Result<usize, Failure> {
+    text.parse::<usize>()
+        .map_err(|_| usage(format!("`{text}` is not a byte count")))
+}
+
+/// The bytes a SPEC describes.
+pub fn parse_spec(spec: &str) -> Result<Vec<u8>, Failure> {
+    if let Some(file) = spec.strip_prefix('@') {
+        return std::fs::read(file).map_err(|e| usage(format!("cannot read {file}: {e}")));
+    }
+    let (kind, rest) = spec.split_once(':').ok_or_else(|| {
+        usage(format!(
+            "`{spec}`: expected zero:, random:, @FILE or TYPE:values"
+        ))
+    })?;
+    match kind {
+        "zero" => Ok(vec![0; parse_size(rest)?]),
+        "random" => {
+            let (size, seed) = match rest.split_once(':') {
+                Some((size, seed)) => (
+                    parse_size(size)?,
+                    seed.parse::<u64>()
+                        .map_err(|_| usage(format!("`{seed}` is not a seed")))?,
+                ),
+                None => (parse_size(rest)?, 0),
+            };
+            Ok(oxir_interp::random_bytes(size, seed))
+        }
+        "u32" | "i32" | "f32" => {
+            let mut out = Vec::new();
+            for v in rest.split(',').map(str::trim).filter(|v| !v.is_empty()) {
+                let bad = || usage(format!("`{v}` is not a {kind}"));
+                let bits = match kind {
+                    "u32" => v.parse::<u32>().map_err(|_| bad())?,
+                    "i32" => v.parse::<i32>().map_err(|_| bad())? as u32,
+                    _ => v.parse::<f32>().map_err(|_| bad())?.to_bits(),
+                };
+                out.extend_from_slice(&bits.to_le_bytes());
+            }
+            Ok(out)
+        }
+        other => Err(usage(format!(
+            "unknown buffer spec `{other}`; expected zero, random, @FILE, u32, i32 or f32"
+        ))),
+    }
+}
+
+fn values_json(bytes: &[u8], ty: &str) -> String {
+    let items: Vec<String> = bytes
+        .chunks_exact(4)
+        .map(|c| {
+            let w = u32::from_le_bytes(c.try_into().unwrap());
+            match ty {
+                "i32" => (w as i32).to_string(),
+                "f32" => {
+                    let f = f32::from_bits(w);
+                    if f.is_finite() {
+                        format!("{f:?}")
+                    } else {
+                        format!("\"{f}\"")
+                    }
+                }
+                _ => w.to_string(),
+            }
+        })
+        .collect();
+    format!("[{}]", items.join(","))
+}
+
+pub fn run(args: RunArgs) -> Result<(), Failure> {
+    if args.engine != "interp" {
+        return Err(usage(format!(
+            "unknown engine `{}`; available: interp",
+            args.engine
+        )));
+    }
+    let optimize = match args.opt.as_deref() {
+        None | Some("0") => false,
+        Some("1" | "2" | "3" | "") => true,
+        Some(other) => return Err(usage(format!("unknown optimisation level -O{other}"))),
+    };
+    let mut groups = [1u32; 3];
+    let parts: Vec<&str> = args.dispatch.split(',').collect();
+    if parts.is_empty() || parts.len() > 3 {
+        return Err(usage("--dispatch takes X[,Y[,Z]]"));
+    }
+    for (i, p) in parts.iter().enumerate() {
+        groups[i] = p
+            .trim()
+            .parse()
+            .map_err(|_| usage(format!("--dispatch: `{p}` is not a count")))?;
+    }
+    let mut given = BTreeMap::new();
+    for b in &args.buffers {
+        let (binding, spec) = b
+            .split_once('=')
+            .ok_or_else(|| usage(format!("--buffer `{b}`: expected G:B=SPEC")))?;
+        given.insert(parse_binding(binding)?, parse_spec(spec)?);
+    }
+    let mut views = BTreeMap::new();
+    for v in &args.views {
+        let (binding, ty) = v
+            .split_once('=')
+            .ok_or_else(|| usage(format!("--view `{v}`: expected G:B=TYPE")))?;
+        if !matches!(ty, "u32" | "i32" | "f32") {
+            return Err(usage(format!(
+                "--view type `{ty}`: expected u32, i32 or f32"
+            )));
+        }
+        views.insert(parse_binding(binding)?, ty.to_string());
+    }
+
+    let is_oxir = args.input.extension().and_then(|e| e.to_str()) == Some("oxir");
+    let lower_entry = if is_oxir { None } else { args.entry.clone() };
+    let mut module = crate::shaders::load(&args.input, lower_entry, args.stage.as_deref())?;
+    let name = args.input.display().to_string();
+    if optimize {
+        let run = oxir_passes::pipelines::normalize().run(&mut module);
+        if let Some(error) = &run.error {
+            eprintln!("{name}: error: pass {error}");
+            return Err(Failure::Rejected);
+        }
+    }
+    let kernels: Vec<String> = module
+        .functions
+        .values()
+        .filter(|f| matches!(f.kind, FunctionKind::Kernel { .. }))
+        .map(|f| f.name.clone())
+        .collect();
+    let entry = match &args.entry {
+        Some(e) => {
+            if !kernels.contains(e) {
+                return Err(usage(format!(
+                    "{name}: no kernel named `{e}`; kernels: {}",
+                    kernels.join(", ")
+                )));
+            }
+            e.clone()
+        }
+        None => match kernels.as_slice() {
+            [one] => one.clone(),
+            [] => {
+                eprintln!("{name}: error: no compute entry point to run");
+                return Err(Failure::Rejected);
+            }
+            many => {
+                return Err(usage(format!(
+                    "{name}: several kernels ({}); choose one with --entry",
+                    many.join(", ")
+                )))
+            }
+        },
+    };
+    let bindings = oxir_interp::bindings(&module).map_err(|e| {
+        eprintln!("{name}: error: {e}");
+        Failure::Rejected
+    })?;
+    for key in given.keys().chain(views.keys()) {
+        if !bindings.contains_key(key) {
+            return Err(usage(format!(
+                "{name}: no buffer binding {}:{}",
+                key.0, key.1
+            )));
+        }
+    }
+    let mut buffers = Buffers::new();
+    for (key, info) in &bindings {
+        let bytes = match given.remove(key) {
+            Some(bytes) => bytes,
+            None => {
+                let size = if info.runtime_sized {
+                    info.min_size.max(args.default_size)
+                } else {
+                    info.min_size
+                };
+                vec![0; size as usize]
+            }
+        };
+        buffers.insert(*key, bytes);
+    }
+    let options = Options {
+        out_of_bounds: if args.strict_bounds {
+            OutOfBounds::Error
+        } else {
+            OutOfBounds::Robust
+        },
+        max_instructions: args.max_instructions,
+        shuffle_seed: args.shuffle,
+    };
+    let report =
+        oxir_interp::dispatch(&module, &entry, groups, &mut buffers, &options).map_err(|e| {
+            eprintln!("{name}: error: {e}");
+            Failure::Rejected
+        })?;
+    for line in &report.prints {
+        eprintln!("{line}");
+    }
+    for (key, info) in &bindings {
+        if !info.storage {
+            continue;
+        }
+        let bytes = &buffers[key];
+        let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+        let mut line = format!(
+            "{{\"group\":{},\"binding\":{},\"size\":{},\"hex\":\"{hex}\"",
+            key.0,
+            key.1,
+            bytes.len()
+        );
+        if let Some(ty) = views.get(key) {
+            line.push_str(&format!(",\"values\":{}", values_json(bytes, ty)));
+        }
+        line.push('}');
+        println!("{line}");
+    }
+    Ok(())
+}

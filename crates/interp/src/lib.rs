@@ -1,0 +1,497 @@
+//! # oxir-interp — the reference interpreter
+//!
+//! Runs any valid oxir module — structured or plain, memory form or SSA — with the
+//! semantics every back-end must reproduce. It is the execution oracle the pass tests
+//! use (results before a pass equal results after it) and what `oxir run` executes.
+//!
+//! ```
+//! use std::collections::BTreeMap;
+//! let text = "
+//! global @out: storage(read_write) array<u32> binding(0, 0)
+//! const c0: u32 = 0
+//! kernel @main() workgroup_size(4, 1, 1) {
+//! block0:
+//!     v0: vec3<u32> = dispatch_id
+//!     v1: u32 = extract v0, 0
+//!     v2: u32 = mul v1, v1
+//!     v3: ptr<storage(read_write), u32> = access @out, v1
+//!     store v3, v2
+//!     return
+//! }";
+//! let module = oxir_ir::parser::parse_module(text).unwrap();
+//! let mut buffers = BTreeMap::new();
+//! buffers.insert((0, 0), vec![0u8; 32]);
+//! oxir_interp::dispatch(&module, "main", [2, 1, 1], &mut buffers, &Default::default()).unwrap();
+//! let out: Vec<u32> = buffers[&(0, 0)]
+//!     .chunks(4)
+//!     .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+//!     .collect();
+//! assert_eq!(out, [0, 1, 4, 9, 16, 25, 36, 49]);
+//! ```
+//!
+//! ## Semantics
+//!
+//! - **Integers** wrap (two's complement) at their width. Division: `x / 0 = x`,
+//!   `INT_MIN / -1 = INT_MIN`; remainder: `x % 0 = 0`, `INT_MIN % -1 = 0`, the sign of
+//!   the dividend otherwise (WGSL). Shift and rotate amounts are taken modulo the bit
+//!   width; `shr` is arithmetic for signed, logical for unsigned operands. `abs(INT_MIN)
+//!   = INT_MIN`. `count_leading_zeros(0)` and `count_trailing_zeros(0)` are the width.
+//!   `extract_bits` / `insert_bits` clamp offset and count to the width as WGSL does.
+//! - **Floats** are IEEE 754 with round-to-nearest-even: every f16/f32 operation is
+//!   computed in f64 and rounded once to the type (exact for `+ - * / sqrt` and the
+//!   conversions), `fma` is fused. f16 goes through the `half` crate. `min` / `max` are
+//!   NaN-aware: with one NaN operand the other is returned (WGSL); `clamp(e, lo, hi) =
+//!   min(max(e, lo), hi)`. `sign(NaN) = 0`. Transcendentals use the host libm (GPU
+//!   precision is looser; tests compare them with a tolerance).
+//! - **Conversions**: float → integer saturates to the target range and maps NaN to 0
+//!   (WGSL); integer → float rounds to nearest; to `bool` compares with zero (so NaN →
+//!   true); `bool` → number is 0 or 1; integer → integer truncates or sign/zero-extends by
+//!   the source's signedness. `bitcast` reinterprets the little-endian bytes.
+//! - **Derivatives** of a single invocation are 0 (there are no neighbours).
+//! - **Memory** lives in bytes laid out by `oxir_ir::data_layout`: std430 for storage
+//!   and push-constant buffers, std140 for uniform buffers, and std430 for workgroup,
+//!   private and function memory (bool is 4 bytes). So bitcasts through memory, struct
+//!   padding and runtime arrays behave as on a GPU. Function- and workgroup-space
+//!   `alloca`s and workgroup and private globals start zeroed (or at their initializer).
+//! - **Out-of-bounds** accesses ([`OutOfBounds`]): under `Robust` (the default, WGSL's
+//!   robust buffer access) an out-of-range `access` index or a load past the end of its
+//!   region reads zero and a store is dropped; under `Error` the first one stops the run
+//!   with an error naming the instruction. `extract_dynamic` out of range gives zero,
+//!   `insert_dynamic` out of range leaves the composite unchanged.
+//! - **Control flow** follows executable edges only: `if` / `cond_br` take the then or
+//!   else edge, `switch` / `switch_br` the matching case or the default, `loop` its
+//!   prepare edge, `simple_loop` its body edge, `br` / `break` / `continue` their target.
+//!   Structural roles are never consulted, so the structured and plain forms of a program
+//!   run the same way.
+//! - **Invocations** of a workgroup run one at a time in local-invocation-index order
+//!   ([`Options::shuffle_seed`] shuffles the order each round, to expose races), each
+//!   until it finishes or reaches a barrier (`workgroup_barrier`, `storage_barrier`,
+//!   `workgroup_uniform_load`). When every invocation waits at the *same* barrier they all
+//!   continue; when some finished or wait at another barrier the run stops with a
+//!   divergent-barrier error (never a hang). Workgroups run one after another (x fastest,
+//!   then y, then z). Atomics are therefore sequentially consistent.
+//! - **Limits**: at most [`Options::max_instructions`] instructions per run; more is an
+//!   error naming the instruction ("a runaway loop?").
+//! - Subgroups have 32 invocations (`subgroup_invocation_id = local_index % 32`).
+//!
+//! - **Textures** ([`texture`]): 1D, 2D and 2D-array textures with one mip level, nearest
+//!   and linear filtering, clamp / repeat / mirror addressing, storage formats quantized
+//!   on store. Textures and samplers come in [`Resources`] by binding; a missing texture
+//!   is 1×1 zero, a missing sampler nearest / clamp-to-edge. 3D, cube and multisampled
+//!   textures are an `unsupported:` error.
+
+mod exec;
+mod linalg;
+mod memory;
+pub mod scalar;
+mod special;
+pub mod texture;
+pub mod value;
+
+use exec::{Machine, Regs, Status};
+use oxir_ir::{FunctionKind, Module};
+use std::collections::BTreeMap;
+use std::fmt;
+pub use texture::{AddressMode, Filter, Sampler, Texture};
+pub use value::{Ptr, Region, Val};
+
+/// What an out-of-bounds access does.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum OutOfBounds {
+    /// WGSL robust access: reads give zero, writes are dropped.
+    #[default]
+    Robust,
+    /// Stop with an error naming the instruction.
+    Error,
+}
+
+/// Interpreter options.
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub out_of_bounds: OutOfBounds,
+    /// Instruction budget of one run (all invocations together).
+    pub max_instructions: u64,
+    /// Shuffle the invocation order of each scheduling round with this seed.
+    pub shuffle_seed: Option<u64>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            out_of_bounds: OutOfBounds::Robust,
+            max_instructions: 100_000_000,
+            shuffle_seed: None,
+        }
+    }
+}
+
+/// Inputs of a single vertex or fragment invocation.
+#[derive(Clone, Debug, Default)]
+pub struct StageInputs {
+    pub frag_coord: [f32; 4],
+    pub front_facing: bool,
+    pub vertex_index: u32,
+    pub instance_index: u32,
+    /// Values of the entry point's non-built-in parameters, by parameter position
+    /// (missing ones are zero).
+    pub locations: Vec<Val>,
+}
+
+/// A run-time error.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Error {
+    pub message: String,
+    /// `@function, blockN, instN (opcode)` of the failing instruction.
+    pub location: Option<String>,
+    /// Local invocation index of the failing invocation.
+    pub invocation: Option<u32>,
+    /// Workgroup id of the failing invocation.
+    pub workgroup: Option<[u32; 3]>,
+}
+
+impl Error {
+    pub(crate) fn plain(message: impl Into<String>) -> Self {
+        Error {
+            message: message.into(),
+            location: None,
+            invocation: None,
+            workgroup: None,
+        }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)?;
+        if let Some(l) = &self.location {
+            write!(f, " (at {l}")?;
+            if let Some(i) = self.invocation {
+                write!(f, ", local invocation {i}")?;
+            }
+            if let Some(w) = self.workgroup {
+                write!(f, ", workgroup {w:?}")?;
+            }
+            f.write_str(")")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// What a run reports besides its buffers.
+#[derive(Clone, Debug, Default)]
+pub struct Report {
+    /// Instructions executed.
+    pub executed: u64,
+    /// Lines produced by `print`.
+    pub prints: Vec<String>,
+}
+
+/// Buffers by `(group, binding)`.
+pub type Buffers = BTreeMap<(u32, u32), Vec<u8>>;
+
+/// Textures and samplers by `(group, binding)`; textures written by the run come back.
+#[derive(Clone, Debug, Default)]
+pub struct Resources {
+    pub textures: BTreeMap<(u32, u32), Texture>,
+    pub samplers: BTreeMap<(u32, u32), Sampler>,
+}
+
+fn install_resources(m: &mut Machine<'_>, module: &Module, resources: &Resources) {
+    for (g, gd) in module.globals.iter() {
+        if let Some(b) = gd.binding {
+            let key = (b.group, b.binding);
+            let i = g.as_u32() as usize;
+            m.textures[i] = resources.textures.get(&key).cloned();
+            m.samplers[i] = resources.samplers.get(&key).copied();
+        }
+    }
+}
+
+fn collect_resources(m: &mut Machine<'_>, module: &Module, resources: &mut Resources) {
+    for (g, gd) in module.globals.iter() {
+        if let (Some(b), Some(t)) = (gd.binding, m.textures[g.as_u32() as usize].take()) {
+            resources.textures.insert((b.group, b.binding), t);
+        }
+    }
+}
+
+/// A buffer binding of a module.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BindingInfo {
+    /// The global's name.
+    pub name: String,
+    /// Minimum size in bytes (a runtime-sized array with no elements).
+    pub min_size: u64,
+    /// Whether the binding ends in a runtime-sized array.
+    pub runtime_sized: bool,
+    /// Whether it is a storage buffer (the ones `oxir run` prints).
+    pub storage: bool,
+}
+
+/// Every buffer binding of `module` (storage, uniform, push constant), by
+/// `(group, binding)`.
+pub fn bindings(module: &Module) -> Result<BTreeMap<(u32, u32), BindingInfo>, Error> {
+    let mut m = Machine::new(module, Options::default());
+    let mut out = BTreeMap::new();
+    for (g, gd) in module.globals.iter() {
+        if let Some(b) = gd.binding {
+            if gd.space == oxir_ir::AddressSpace::Handle {
+                continue;
+            }
+            let rules = if gd.space == oxir_ir::AddressSpace::Uniform {
+                oxir_ir::data_layout::LayoutRules::Std140
+            } else {
+                oxir_ir::data_layout::LayoutRules::Std430
+            };
+            let runtime_sized =
+                oxir_ir::data_layout::runtime_array_tail(&module.types, gd.ty, rules)
+                    .map_err(|e| Error::plain(e.to_string()))?
+                    .is_some();
+            out.insert(
+                (b.group, b.binding),
+                BindingInfo {
+                    name: gd.name.clone(),
+                    min_size: m.global_size(g).map_err(Error::plain)?,
+                    runtime_sized,
+                    storage: matches!(gd.space, oxir_ir::AddressSpace::Storage(_)),
+                },
+            );
+        }
+    }
+    Ok(out)
+}
+
+fn splitmix(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// `n` deterministic pseudo-random bytes from `seed` (splitmix64, little-endian words).
+pub fn random_bytes(n: usize, seed: u64) -> Vec<u8> {
+    let mut state = seed;
+    let mut out = Vec::with_capacity(n + 8);
+    while out.len() < n {
+        out.extend_from_slice(&splitmix(&mut state).to_le_bytes());
+    }
+    out.truncate(n);
+    out
+}
+
+fn install_buffers(
+    m: &mut Machine<'_>,
+    module: &Module,
+    buffers: &mut Buffers,
+) -> Result<(), Error> {
+    for (g, gd) in module.globals.iter() {
+        if let Some(b) = gd.binding {
+            if gd.space == oxir_ir::AddressSpace::Handle {
+                continue;
+            }
+            let key = (b.group, b.binding);
+            let bytes = match buffers.get(&key) {
+                Some(bytes) => bytes.clone(),
+                None => {
+                    let size = m.global_size(g).map_err(Error::plain)? as usize;
+                    buffers.insert(key, vec![0u8; size]);
+                    vec![0u8; size]
+                }
+            };
+            m.buffers[g.as_u32() as usize] = bytes;
+        }
+    }
+    Ok(())
+}
+
+fn collect_buffers(m: &mut Machine<'_>, module: &Module, buffers: &mut Buffers) {
+    for (g, gd) in module.globals.iter() {
+        if let (Some(b), true) = (gd.binding, gd.space != oxir_ir::AddressSpace::Handle) {
+            buffers.insert(
+                (b.group, b.binding),
+                std::mem::take(&mut m.buffers[g.as_u32() as usize]),
+            );
+        }
+    }
+}
+
+/// Runs kernel `entry` over `groups` workgroups. `buffers` holds the bytes of each
+/// buffer binding; bindings it lacks are added zero-filled at their minimum size. On
+/// success the buffers hold the results.
+pub fn dispatch(
+    module: &Module,
+    entry: &str,
+    groups: [u32; 3],
+    buffers: &mut Buffers,
+    options: &Options,
+) -> Result<Report, Error> {
+    dispatch_with_resources(
+        module,
+        entry,
+        groups,
+        buffers,
+        &mut Resources::default(),
+        options,
+    )
+}
+
+/// [`dispatch`] with textures and samplers.
+pub fn dispatch_with_resources(
+    module: &Module,
+    entry: &str,
+    groups: [u32; 3],
+    buffers: &mut Buffers,
+    resources: &mut Resources,
+    options: &Options,
+) -> Result<Report, Error> {
+    let func = module
+        .function_by_name(entry)
+        .ok_or_else(|| Error::plain(format!("no function named `{entry}`")))?;
+    let FunctionKind::Kernel { workgroup_size } = module.functions[func].kind else {
+        return Err(Error::plain(format!("`{entry}` is not a kernel")));
+    };
+    let mut m = Machine::new(module, options.clone());
+    install_buffers(&mut m, module, buffers)?;
+    install_resources(&mut m, module, resources);
+    let n = workgroup_size
+        .iter()
+        .map(|&x| x as usize)
+        .product::<usize>();
+    let mut rng = options.shuffle_seed.unwrap_or(0);
+    for gz in 0..groups[2] {
+        for gy in 0..groups[1] {
+            for gx in 0..groups[0] {
+                let group_id = [gx, gy, gz];
+                let located = |mut e: Error| {
+                    e.workgroup = Some(group_id);
+                    e
+                };
+                let mut group = m.new_group().map_err(located)?;
+                let mut invs = Vec::with_capacity(n);
+                for li in 0..n as u32 {
+                    let [sx, sy, _] = workgroup_size;
+                    let regs = Regs {
+                        local_id: [li % sx, (li / sx) % sy, li / (sx * sy)],
+                        group_id,
+                        local_index: li,
+                        wg_size: workgroup_size,
+                        num_groups: groups,
+                    };
+                    let args = m.entry_args(func, &regs).map_err(located)?;
+                    invs.push(m.new_invocation(func, regs, args).map_err(located)?);
+                }
+                let mut order: Vec<usize> = (0..n).collect();
+                loop {
+                    if options.shuffle_seed.is_some() {
+                        for i in (1..order.len()).rev() {
+                            let j = (splitmix(&mut rng) % (i as u64 + 1)) as usize;
+                            order.swap(i, j);
+                        }
+                    }
+                    for &i in &order {
+                        if matches!(invs[i].status, Status::Running | Status::Barrier(..)) {
+                            m.run(&mut group, &mut invs[i]).map_err(located)?;
+                        }
+                    }
+                    let barriers: Vec<_> = invs
+                        .iter()
+                        .filter_map(|inv| match inv.status {
+                            Status::Barrier(f, i) => Some((f, i)),
+                            _ => None,
+                        })
+                        .collect();
+                    if barriers.is_empty() {
+                        break;
+                    }
+                    if barriers.len() != n || barriers.iter().any(|b| *b != barriers[0]) {
+                        let (f, i) = barriers[0];
+                        let fun = &module.functions[f];
+                        return Err(located(Error {
+                            message: format!(
+                                "divergent barrier: {} of {n} invocations wait at {} inst{} in @{}, the others finished or wait elsewhere",
+                                barriers.iter().filter(|b| **b == barriers[0]).count(),
+                                fun.dfg.inst(i).opcode,
+                                i.as_u32(),
+                                fun.name
+                            ),
+                            location: None,
+                            invocation: None,
+                            workgroup: None,
+                        }));
+                    }
+                }
+            }
+        }
+    }
+    collect_buffers(&mut m, module, buffers);
+    collect_resources(&mut m, module, resources);
+    Ok(Report {
+        executed: m.executed,
+        prints: std::mem::take(&mut m.prints),
+    })
+}
+
+/// Runs one invocation of a vertex or fragment entry point (or a callable taking the
+/// inputs as parameters) and returns its results; `None` when it discarded.
+pub fn run_single(
+    module: &Module,
+    entry: &str,
+    inputs: &StageInputs,
+    buffers: &mut Buffers,
+    options: &Options,
+) -> Result<Option<Vec<Val>>, Error> {
+    run_single_with_resources(
+        module,
+        entry,
+        inputs,
+        buffers,
+        &mut Resources::default(),
+        options,
+    )
+}
+
+/// [`run_single`] with textures and samplers.
+pub fn run_single_with_resources(
+    module: &Module,
+    entry: &str,
+    inputs: &StageInputs,
+    buffers: &mut Buffers,
+    resources: &mut Resources,
+    options: &Options,
+) -> Result<Option<Vec<Val>>, Error> {
+    let func = module
+        .function_by_name(entry)
+        .ok_or_else(|| Error::plain(format!("no function named `{entry}`")))?;
+    let mut m = Machine::new(module, options.clone());
+    m.stage = inputs.clone();
+    install_buffers(&mut m, module, buffers)?;
+    install_resources(&mut m, module, resources);
+    let regs = Regs {
+        wg_size: [1, 1, 1],
+        num_groups: [1, 1, 1],
+        ..Regs::default()
+    };
+    let args = m.entry_args(func, &regs)?;
+    let mut group = m.new_group()?;
+    let mut inv = m.new_invocation(func, regs, args)?;
+    loop {
+        m.run(&mut group, &mut inv)?;
+        match std::mem::replace(&mut inv.status, Status::Running) {
+            Status::Barrier(..) => continue,
+            Status::Done(v) => {
+                collect_buffers(&mut m, module, buffers);
+                collect_resources(&mut m, module, resources);
+                return Ok(Some(v));
+            }
+            Status::Discarded => {
+                collect_buffers(&mut m, module, buffers);
+                collect_resources(&mut m, module, resources);
+                return Ok(None);
+            }
+            Status::Running => unreachable!(),
+        }
+    }
+}

@@ -1,0 +1,167 @@
+//! Textures and samplers: 1D, 2D and 2D-array textures with one mip level; nearest and
+//! linear filtering; clamp-to-edge, repeat and mirror-repeat addressing.
+//!
+//! Texels hold four 32-bit channels: f32 bits for float and depth textures, the integer
+//! for sint / uint ones. `texture_store` quantizes to the storage format as a GPU does
+//! (unorm8 / snorm8 rounding, f16 rounding, 8-bit integer truncation). Mip levels, bias
+//! and gradients are not modelled: every sample reads level 0 (documented limitation).
+//! Out-of-range `texture_load` reads zero and out-of-range `texture_store` is dropped
+//! (WGSL allows this). A depth-compare sample returns 1.0 when `reference <= texel`
+//! under the default comparison (`less-equal`), else 0.0, without filtering.
+
+use oxir_ir::types::TexelFormat;
+
+/// A texture: `width × height × layers` texels, layer-major then row-major.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Texture {
+    pub width: u32,
+    pub height: u32,
+    pub layers: u32,
+    pub texels: Vec<[u32; 4]>,
+}
+
+impl Texture {
+    /// A zero-filled texture.
+    pub fn new(width: u32, height: u32, layers: u32) -> Self {
+        let n = (width.max(1) * height.max(1) * layers.max(1)) as usize;
+        Texture {
+            width: width.max(1),
+            height: height.max(1),
+            layers: layers.max(1),
+            texels: vec![[0; 4]; n],
+        }
+    }
+
+    /// A one-layer float texture from RGBA values (row-major).
+    pub fn from_f32(width: u32, height: u32, rgba: &[[f32; 4]]) -> Self {
+        let mut t = Texture::new(width, height, 1);
+        for (dst, src) in t.texels.iter_mut().zip(rgba) {
+            *dst = src.map(f32::to_bits);
+        }
+        t
+    }
+
+    fn index(&self, x: u32, y: u32, layer: u32) -> usize {
+        ((layer * self.height + y) * self.width + x) as usize
+    }
+
+    /// The texel at integer coordinates, `None` out of range.
+    pub fn texel(&self, x: i64, y: i64, layer: i64) -> Option<[u32; 4]> {
+        if x < 0
+            || y < 0
+            || layer < 0
+            || x >= i64::from(self.width)
+            || y >= i64::from(self.height)
+            || layer >= i64::from(self.layers)
+        {
+            return None;
+        }
+        Some(self.texels[self.index(x as u32, y as u32, layer as u32)])
+    }
+
+    /// The RGBA float value of a texel.
+    pub fn texel_f32(&self, x: u32, y: u32, layer: u32) -> [f32; 4] {
+        self.texels[self.index(x, y, layer)].map(f32::from_bits)
+    }
+
+    pub(crate) fn store(&mut self, x: i64, y: i64, layer: i64, value: [u32; 4]) {
+        if self.texel(x, y, layer).is_some() {
+            let i = self.index(x as u32, y as u32, layer as u32);
+            self.texels[i] = value;
+        }
+    }
+}
+
+/// Texture filtering.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum Filter {
+    #[default]
+    Nearest,
+    Linear,
+}
+
+/// Texture addressing outside [0, 1].
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum AddressMode {
+    #[default]
+    ClampToEdge,
+    Repeat,
+    MirrorRepeat,
+}
+
+/// A sampler.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Sampler {
+    pub filter: Filter,
+    pub address: AddressMode,
+}
+
+fn address(mode: AddressMode, i: i64, n: u32) -> i64 {
+    let n = i64::from(n);
+    match mode {
+        AddressMode::ClampToEdge => i.clamp(0, n - 1),
+        AddressMode::Repeat => i.rem_euclid(n),
+        AddressMode::MirrorRepeat => {
+            let period = 2 * n;
+            let m = i.rem_euclid(period);
+            if m < n {
+                m
+            } else {
+                period - 1 - m
+            }
+        }
+    }
+}
+
+/// Samples level 0 at normalized coordinates (`v` ignored for 1D textures).
+pub fn sample(tex: &Texture, sampler: &Sampler, u: f32, v: f32, layer: i64) -> [f32; 4] {
+    let layer = layer.clamp(0, i64::from(tex.layers) - 1) as u32;
+    let fetch = |x: i64, y: i64| {
+        let x = address(sampler.address, x, tex.width) as u32;
+        let y = address(sampler.address, y, tex.height) as u32;
+        tex.texel_f32(x, y, layer)
+    };
+    let (fu, fv) = (
+        f64::from(u) * f64::from(tex.width),
+        f64::from(v) * f64::from(tex.height),
+    );
+    match sampler.filter {
+        Filter::Nearest => fetch(fu.floor() as i64, fv.floor() as i64),
+        Filter::Linear => {
+            let (x, y) = (fu - 0.5, fv - 0.5);
+            let (x0, y0) = (x.floor(), y.floor());
+            let (ax, ay) = (x - x0, y - y0);
+            let (x0, y0) = (x0 as i64, y0 as i64);
+            let t = [
+                fetch(x0, y0),
+                fetch(x0 + 1, y0),
+                fetch(x0, y0 + 1),
+                fetch(x0 + 1, y0 + 1),
+            ];
+            let mut out = [0f32; 4];
+            for c in 0..4 {
+                let top = f64::from(t[0][c]) * (1.0 - ax) + f64::from(t[1][c]) * ax;
+                let bottom = f64::from(t[2][c]) * (1.0 - ax) + f64::from(t[3][c]) * ax;
+                out[c] = (top * (1.0 - ay) + bottom * ay) as f32;
+            }
+            out
+        }
+    }
+}
+
+/// The bits a storage texture of `format` keeps of `value` (quantization).
+pub fn quantize(format: TexelFormat, value: [u32; 4]) -> [u32; 4] {
+    let f = value.map(f32::from_bits);
+    let bits = |v: [f32; 4]| v.map(f32::to_bits);
+    match format {
+        TexelFormat::R32Float => bits([f[0], 0.0, 0.0, 1.0]),
+        TexelFormat::Rg32Float => bits([f[0], f[1], 0.0, 1.0]),
+        TexelFormat::R32Sint | TexelFormat::R32Uint => [value[0], 0, 0, 1],
+        TexelFormat::Rgba8Unorm => bits(f.map(|x| (x.clamp(0.0, 1.0) * 255.0).round() / 255.0)),
+        TexelFormat::Rgba8Snorm => bits(f.map(|x| (x.clamp(-1.0, 1.0) * 127.0).round() / 127.0)),
+        TexelFormat::Rgba8Uint => value.map(|x| x & 0xff),
+        TexelFormat::Rgba8Sint => value.map(|x| x as u8 as i8 as i32 as u32),
+        TexelFormat::Rgba16Float => bits(f.map(|x| half::f16::from_f32(x).to_f32())),
+        TexelFormat::Rgba32Float | TexelFormat::Rgba32Sint | TexelFormat::Rgba32Uint => value,
+    }
+}

@@ -328,13 +328,26 @@ impl<'m> Machine<'m> {
                 );
                 let _ = info;
                 if lane_binary && data.args.len() == 2 {
-                    if let (Some(s), Some(_)) = (scalar(0), scalar(1)) {
-                        fast[inst.as_u32() as usize] = Fast::Binary {
-                            op: data.opcode,
-                            s,
-                            a: idx(0),
-                            b: idx(1),
-                            r: r.as_u32(),
+                    if let (Some(s), Some(s1)) = (scalar(0), scalar(1)) {
+                        let special = if s == s1 {
+                            crate::special::binary(data.opcode, s)
+                        } else {
+                            None
+                        };
+                        fast[inst.as_u32() as usize] = match special {
+                            Some(f) => Fast::BinaryFn {
+                                f,
+                                a: idx(0),
+                                b: idx(1),
+                                r: r.as_u32(),
+                            },
+                            None => Fast::Binary {
+                                op: data.opcode,
+                                s,
+                                a: idx(0),
+                                b: idx(1),
+                                r: r.as_u32(),
+                            },
                         };
                     }
                 } else if lane_unary && data.args.len() == 1 {

@@ -10,7 +10,8 @@
 //! runtime-sized array. Output: one JSON object per line per storage buffer binding,
 //! `{"group":G,"binding":B,"size":N,"hex":"..."}`, plus `"values":[...]` with `--view`.
 //! `-O` runs the `normalize` pipeline first; `-O0` (the default) runs the front-end
-//! output as is. Exit codes: 0 success, 1 rejected input or a run-time error (named on
+//! output as is. Textures are 1×1 zero and samplers nearest / clamp-to-edge (the
+//! library's `dispatch_with_resources` takes real ones); textures are not printed. Exit codes: 0 success, 1 rejected input or a run-time error (named on
 //! stderr), 2 usage or I/O error.
 
 use crate::diagnostics::Failure;

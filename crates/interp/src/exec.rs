@@ -30,6 +30,19 @@ struct FuncCode {
 #[derive(Clone, Copy)]
 enum Fast {
     None,
+    /// A scalar load; served here from function and private memory.
+    Load {
+        p: u32,
+        s: Scalar,
+        size: u8,
+        r: u32,
+    },
+    /// A scalar store; served here to function and private memory.
+    Store {
+        p: u32,
+        v: u32,
+        size: u8,
+    },
     /// A binary lane operation specialised to its scalar type.
     BinaryFn {
         f: fn(u64, u64) -> u64,
@@ -240,9 +253,34 @@ impl<'m> Machine<'m> {
                     terms.push(t);
                     continue;
                 }
+                // Scalar loads and stores (function and private memory on the fast path).
+                let scalar_of =
+                    |v: Value| types.get(f.dfg.value_type(f.dfg.resolve(v))).as_scalar();
+                let res = |v: Value| f.dfg.resolve(v).as_u32();
+                if data.opcode == Opcode::Store && data.args.len() == 2 {
+                    if let Some(s) = scalar_of(data.args[1]) {
+                        fast[inst.as_u32() as usize] = Fast::Store {
+                            p: res(data.args[0]),
+                            v: res(data.args[1]),
+                            size: if s.is_bool() { 4 } else { s.bytes() as u8 },
+                        };
+                    }
+                    continue;
+                }
                 let Some(r) = f.dfg.inst_result(inst) else {
                     continue;
                 };
+                if data.opcode == Opcode::Load && data.args.len() == 1 {
+                    if let Some(s) = scalar_of(r) {
+                        fast[inst.as_u32() as usize] = Fast::Load {
+                            p: res(data.args[0]),
+                            s,
+                            size: if s.is_bool() { 4 } else { s.bytes() as u8 },
+                            r: r.as_u32(),
+                        };
+                    }
+                    continue;
+                }
                 let idx = |i: usize| f.dfg.resolve(data.args[i]).as_u32();
                 let scalar = |i: usize| {
                     types
@@ -290,13 +328,26 @@ impl<'m> Machine<'m> {
                 );
                 let _ = info;
                 if lane_binary && data.args.len() == 2 {
-                    if let (Some(s), Some(_)) = (scalar(0), scalar(1)) {
-                        fast[inst.as_u32() as usize] = Fast::Binary {
-                            op: data.opcode,
-                            s,
-                            a: idx(0),
-                            b: idx(1),
-                            r: r.as_u32(),
+                    if let (Some(s), Some(s1)) = (scalar(0), scalar(1)) {
+                        let special = if s == s1 {
+                            crate::special::binary(data.opcode, s)
+                        } else {
+                            None
+                        };
+                        fast[inst.as_u32() as usize] = match special {
+                            Some(f) => Fast::BinaryFn {
+                                f,
+                                a: idx(0),
+                                b: idx(1),
+                                r: r.as_u32(),
+                            },
+                            None => Fast::Binary {
+                                op: data.opcode,
+                                s,
+                                a: idx(0),
+                                b: idx(1),
+                                r: r.as_u32(),
+                            },
                         };
                     }
                 } else if lane_unary && data.args.len() == 1 {
@@ -611,14 +662,64 @@ impl<'m> Machine<'m> {
     /// operands; `false` when the general path must run it.
     #[inline(always)]
     fn try_fast(&self, inv: &mut Invocation) -> bool {
-        let fr = inv.frames.last_mut().unwrap();
+        let Invocation {
+            frames,
+            allocas,
+            private,
+            ..
+        } = inv;
+        let fr = frames.last_mut().unwrap();
         let Some(code) = self.funcs[fr.func.as_u32() as usize].as_ref() else {
             return false;
         };
         let Some(&fast) = code.block_fast[fr.block.as_u32() as usize].get(fr.pos) else {
             return false;
         };
+        let local = |p: &Val| -> Option<(u8, usize, usize)> {
+            match p {
+                Val::P(Ptr {
+                    region: Region::Function(i),
+                    offset,
+                }) if *offset != POISON => Some((0, *i as usize, *offset as usize)),
+                Val::P(Ptr {
+                    region: Region::Private(i),
+                    offset,
+                }) if *offset != POISON => Some((1, *i as usize, *offset as usize)),
+                _ => None,
+            }
+        };
         match fast {
+            Fast::Load { p, s, size, r } => {
+                if let Some((kind, i, off)) = local(&fr.vals[p as usize]) {
+                    let bytes = if kind == 0 { &allocas[i] } else { &private[i] };
+                    let n = size as usize;
+                    if let Some(src) = bytes.get(off..off + n) {
+                        let mut raw = [0u8; 8];
+                        raw[..n].copy_from_slice(src);
+                        let v = scalar::canon(s, u64::from_le_bytes(raw));
+                        set_scalar(&mut fr.vals[r as usize], v);
+                        fr.pos += 1;
+                        return true;
+                    }
+                }
+            }
+            Fast::Store { p, v, size } => {
+                if let (Some((kind, i, off)), Val::S(x)) =
+                    (local(&fr.vals[p as usize]), &fr.vals[v as usize])
+                {
+                    let bytes = if kind == 0 {
+                        &mut allocas[i]
+                    } else {
+                        &mut private[i]
+                    };
+                    let n = size as usize;
+                    if let Some(dst) = bytes.get_mut(off..off + n) {
+                        dst.copy_from_slice(&x.to_le_bytes()[..n]);
+                        fr.pos += 1;
+                        return true;
+                    }
+                }
+            }
             Fast::Binary { op, s, a, b, r } => {
                 if let (Val::S(x), Val::S(y)) = (&fr.vals[a as usize], &fr.vals[b as usize]) {
                     let v = scalar::binary(op, s, *x, *y).unwrap_or(0);

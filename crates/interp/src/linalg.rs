@@ -240,7 +240,7 @@ mod tests {
     fn determinant_and_inverse() {
         let a = m(&[&[4.0, 2.0], &[7.0, 6.0]]); // columns
         assert_eq!(
-            eval(Opcode::Determinant, Scalar::F32, &[a.clone()]).unwrap(),
+            eval(Opcode::Determinant, Scalar::F32, std::slice::from_ref(&a)).unwrap(),
             Val::S(u64::from(10.0f32.to_bits()))
         );
         let inv = back_f32(&eval(Opcode::Inverse, Scalar::F32, &[a]).unwrap());
@@ -248,7 +248,7 @@ mod tests {
         assert_eq!(inv, vec![vec![0.6, -0.2], vec![-0.7, 0.4]]);
         let b = m(&[&[2.0, 0.0, 0.0], &[0.0, 3.0, 0.0], &[1.0, 0.0, 4.0]]);
         assert_eq!(
-            eval(Opcode::Determinant, Scalar::F32, &[b.clone()]).unwrap(),
+            eval(Opcode::Determinant, Scalar::F32, std::slice::from_ref(&b)).unwrap(),
             Val::S(u64::from(24.0f32.to_bits()))
         );
         let inv = back_f32(&eval(Opcode::Inverse, Scalar::F32, &[b]).unwrap());

@@ -163,3 +163,68 @@ fn fragment_and_vertex_single_invocations() {
         oxir_interp::run_single(&module, "fs", &inputs, &mut buffers, &Default::default()).unwrap();
     assert!(out.is_none(), "discarded");
 }
+
+#[test]
+fn every_atomic_operation() {
+    let module = compile_wgsl(
+        "@group(0) @binding(0) var<storage, read_write> a: array<atomic<i32>, 12>;
+         @group(0) @binding(1) var<storage, read_write> old: array<i32, 12>;
+         @compute @workgroup_size(1)
+         fn main() {
+             old[0] = atomicAdd(&a[0], 5);
+             old[1] = atomicSub(&a[1], 5);
+             old[2] = atomicAnd(&a[2], 6);
+             old[3] = atomicOr(&a[3], 6);
+             old[4] = atomicXor(&a[4], 6);
+             old[5] = atomicMin(&a[5], -7);
+             old[6] = atomicMax(&a[6], -7);
+             old[7] = atomicExchange(&a[7], 99);
+             let r = atomicCompareExchangeWeak(&a[8], 3, 30);
+             old[8] = r.old_value + i32(r.exchanged) * 1000;
+             let q = atomicCompareExchangeWeak(&a[9], 4, 40);
+             old[9] = q.old_value + i32(q.exchanged) * 1000;
+             atomicStore(&a[10], -1);
+             old[10] = atomicLoad(&a[10]);
+             old[11] = atomicAdd(&a[11], 1);
+         }",
+    );
+    let init: [i32; 12] = [10, 10, 3, 3, 3, -3, -3, 1, 3, 3, 0, i32::MAX];
+    let bytes: Vec<u8> = init.iter().flat_map(|x| x.to_le_bytes()).collect();
+    for m in [module.clone(), normalized(&module), structurized(&module)] {
+        let mut buffers = Buffers::new();
+        buffers.insert((0, 0), bytes.clone());
+        run(&m, "main", [1, 1, 1], &mut buffers);
+        let a: Vec<i32> = u32s(&buffers[&(0, 0)]).iter().map(|&x| x as i32).collect();
+        let old: Vec<i32> = u32s(&buffers[&(0, 1)]).iter().map(|&x| x as i32).collect();
+        assert_eq!(a, [15, 5, 2, 7, 5, -7, -3, 99, 30, 3, -1, i32::MIN]);
+        assert_eq!(old, [10, 10, 3, 3, 3, -3, -3, 1, 1003, 3, -1, i32::MAX]);
+    }
+}
+
+#[test]
+fn dynamic_indexing_of_values() {
+    let module = compile_wgsl(
+        "@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+         @compute @workgroup_size(1)
+         fn main() {
+             let i = out[0];
+             var v = vec4<u32>(10u, 11u, 12u, 13u);
+             let arr = array<u32, 3>(7u, 8u, 9u);
+             out[1] = v[i];
+             out[2] = arr[i];
+             v[i] = 99u;
+             out[3] = v.x + v.y + v.z + v.w;
+         }",
+    );
+    for (index, expected) in [
+        (2u32, [12, 9, 10 + 11 + 99 + 13]),
+        (1, [11, 8, 10 + 99 + 12 + 13]),
+    ] {
+        for m in [module.clone(), normalized(&module), structurized(&module)] {
+            let mut buffers = Buffers::new();
+            buffers.insert((0, 0), from_u32s(&[index, 0, 0, 0]));
+            run(&m, "main", [1, 1, 1], &mut buffers);
+            assert_eq!(&u32s(&buffers[&(0, 0)])[1..], &expected);
+        }
+    }
+}

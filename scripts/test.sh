@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # Packages as "command:package" pairs; a package is installed only if its command is missing.
-required_tools=()
+required_tools=("spirv-val:spirv-tools")
 
 missing=()
 for pair in "${required_tools[@]+"${required_tools[@]}"}"; do

@@ -93,9 +93,17 @@ enum Command {
         /// file extension).
         #[arg(long)]
         stage: Option<String>,
-        /// What to produce: `oxir` (the oxir module as text).
+        /// What to produce: `oxir` (the oxir module as text), `spirv` (a SPIR-V binary,
+        /// compute kernels only) or `spirv-asm` (its disassembly).
         #[arg(long, default_value = "oxir")]
         target: String,
+        /// SPIR-V target environment: vulkan1.0, vulkan1.1 (default), vulkan1.2, vulkan1.3.
+        #[arg(long, value_name = "ENV")]
+        target_env: Option<String>,
+        /// Optimisation level for SPIR-V: -O0 or -O (the SPIR-V driver pipeline runs either
+        /// way; -O adds no further passes yet).
+        #[arg(short = 'O', value_name = "LEVEL", num_args = 0..=1, default_missing_value = "1")]
+        opt_level: Option<String>,
         /// Write the result here instead of standard output.
         #[arg(short = 'o', value_name = "OUT")]
         output: Option<PathBuf>,
@@ -272,6 +280,8 @@ fn run(cli: Cli) -> Result<(), Failure> {
             target,
             output,
             structured,
+            target_env,
+            opt_level,
         } => shaders::compile(
             &input,
             entry,
@@ -279,6 +289,10 @@ fn run(cli: Cli) -> Result<(), Failure> {
             &target,
             output.as_deref(),
             structured,
+            shaders::SpirvArgs {
+                target_env,
+                opt_level,
+            },
         ),
         Command::Reflect { input, stage } => shaders::reflect(&input, stage.as_deref()),
         Command::Run(args) => run::run(args),

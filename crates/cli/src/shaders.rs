@@ -111,11 +111,20 @@ pub fn compile(
     target: &str,
     output: Option<&Path>,
     structured: bool,
+    spirv: SpirvArgs,
 ) -> Result<(), Failure> {
+    if target == "spirv" || target == "spirv-asm" {
+        return compile_spirv(input, entry, stage, target, output, spirv);
+    }
     if target != "oxir" {
         return Err(Failure::Usage(format!(
-            "unknown target `{target}`; available: oxir"
+            "unknown target `{target}`; available: oxir, spirv, spirv-asm"
         )));
+    }
+    if spirv.target_env.is_some() || spirv.opt_level.is_some() {
+        return Err(Failure::Usage(
+            "--target-env and -O apply to --target spirv and spirv-asm".into(),
+        ));
     }
     let module = load(input, entry, stage)?;
     let view = if structured {
@@ -129,6 +138,65 @@ pub fn compile(
             .map_err(|e| Failure::Usage(format!("cannot write {}: {e}", path.display()))),
         None => {
             print!("{text}");
+            Ok(())
+        }
+    }
+}
+
+/// The SPIR-V options of `oxir compile`.
+pub struct SpirvArgs {
+    pub target_env: Option<String>,
+    pub opt_level: Option<String>,
+}
+
+/// `oxir compile INPUT --target spirv|spirv-asm [-O0|-O] [--target-env ENV] [-o OUT]`.
+fn compile_spirv(
+    input: &Path,
+    entry: Option<String>,
+    stage: Option<&str>,
+    target: &str,
+    output: Option<&Path>,
+    args: SpirvArgs,
+) -> Result<(), Failure> {
+    let target_env = match args.target_env.as_deref() {
+        None => oxir_spirv::TargetEnv::default(),
+        Some(name) => oxir_spirv::TargetEnv::from_name(name).ok_or_else(|| {
+            Failure::Usage(format!(
+                "unknown target environment `{name}`; expected vulkan1.0, vulkan1.1, vulkan1.2 or vulkan1.3"
+            ))
+        })?,
+    };
+    if let Some(level) = args.opt_level.as_deref() {
+        if !matches!(level, "0" | "1") {
+            return Err(Failure::Usage(format!(
+                "unknown optimisation level -O{level}; expected -O0 or -O"
+            )));
+        }
+    }
+    let module = load(input, entry, stage)?;
+    let options = oxir_spirv::Options { target_env };
+    let words = oxir_spirv::compile(&module, &options).map_err(|e| {
+        eprintln!("error: {}: {e}", input.display());
+        Failure::Rejected
+    })?;
+    let bytes = if target == "spirv" {
+        oxir_spirv::to_bytes(&words)
+    } else {
+        let text = oxir_spirv::disassemble(&words).map_err(|e| {
+            eprintln!("error: {}: disassembly failed: {e}", input.display());
+            Failure::Rejected
+        })?;
+        format!("{text}\n").into_bytes()
+    };
+    match output {
+        Some(path) => std::fs::write(path, bytes)
+            .map_err(|e| Failure::Usage(format!("cannot write {}: {e}", path.display()))),
+        None if target == "spirv" => Err(Failure::Usage(
+            "--target spirv writes a binary: give -o OUT.spv".into(),
+        )),
+        None => {
+            use std::io::Write;
+            let _ = std::io::stdout().write_all(&bytes);
             Ok(())
         }
     }

@@ -1,0 +1,383 @@
+//! The preflight: everything the writer cannot express is refused here, before anything is
+//! emitted. [`opcode_support`] is an exhaustive match over [`Opcode`], so a new op breaks
+//! the build until it is classified; the writer's own dispatch refuses exactly the ops this
+//! table refuses (a test feeds both every opcode).
+
+use crate::{Options, TargetEnv};
+use oxir_ir::function::FunctionKind;
+use oxir_ir::types::{AddressSpace, ScalarKind, TypeData};
+use oxir_ir::{Function, Module, Opcode, Payload, Type};
+use std::collections::HashSet;
+
+/// Whether the writer handles an opcode.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Support {
+    /// Written (subject to the per-instruction checks of [`preflight`]).
+    Written,
+    /// Refused with this reason.
+    Refused(&'static str),
+}
+
+/// The writer's op table.
+pub fn opcode_support(op: Opcode) -> Support {
+    use Opcode::*;
+    use Support::{Refused, Written};
+    match op {
+        Add | Sub | Mul | Div | Rem | Neg | Abs | Sign | Min | Max | Clamp | Select | And | Or
+        | Xor | Not | Shl | Shr | Rotl | Rotr | CountOnes | CountLeadingZeros
+        | CountTrailingZeros | ReverseBits | ExtractBits | InsertBits | Eq | Ne | Lt | Le | Gt
+        | Ge | IsNan | IsInf | Any | All => Written,
+        Sin | Cos | Tan | Asin | Acos | Atan | Atan2 | Sinh | Cosh | Tanh | Asinh | Acosh
+        | Atanh | Exp | Exp2 | Exp10 | Log | Log2 | Log10 | Pow | Sqrt | InverseSqrt | Ceil
+        | Floor | Fract | Trunc | Round | RoundEven | Fma | CopySign | Saturate | Step
+        | Smoothstep | Mix | Degrees | Radians => Written,
+        Dot | Cross | Length | Distance | Normalize | Reflect | FaceForward | ReduceAdd
+        | ReduceMul | ReduceMin | ReduceMax | OuterProduct => Written,
+        MatrixTimesMatrix | MatrixTimesVector | VectorTimesMatrix | MatrixTimesScalar
+        | Transpose | Determinant | Inverse => Written,
+        Convert | Bitcast | Construct | Splat | Extract | Insert | ExtractDynamic
+        | InsertDynamic | Shuffle => Written,
+        Alloca | Load | Store | Access | ArrayLength => Written,
+        AtomicLoad
+        | AtomicStore
+        | AtomicExchange
+        | AtomicCompareExchange
+        | AtomicAdd
+        | AtomicSub
+        | AtomicAnd
+        | AtomicOr
+        | AtomicXor
+        | AtomicMin
+        | AtomicMax => Written,
+        WorkgroupBarrier | StorageBarrier | WorkgroupUniformLoad => Written,
+        ThreadId | WorkgroupId | DispatchId | LocalInvocationIndex | WorkgroupSize
+        | NumWorkgroups | DispatchSize | SubgroupInvocationId | SubgroupSize => Written,
+        FragCoord | FrontFacing | VertexIndex | InstanceIndex | BaseInstance | SampleIndex
+        | PrimitiveId => Refused("vertex and fragment built-ins"),
+        TextureSample | TextureSampleBias | TextureSampleLevel | TextureSampleGrad
+        | TextureSampleCompare | TextureLoad | TextureStore | TextureDimensions
+        | TextureNumLevels | TextureNumLayers | TextureNumSamples => {
+            Refused("textures and samplers")
+        }
+        Dpdx | Dpdy | Fwidth | DpdxCoarse | DpdyCoarse | FwidthCoarse | DpdxFine | DpdyFine
+        | FwidthFine => Refused("derivatives (fragment shaders)"),
+        Call => Refused("calls that survive inlining"),
+        Print => Refused("print"),
+        Assert => Refused("assert"),
+        Clock => Refused("clock"),
+        Br | CondBr | Return | Unreachable => Written,
+        SwitchBr => Refused("unstructured switch_br"),
+        Discard => Refused("discard (fragment shaders)"),
+        If | Loop | SimpleLoop | Switch | Break | Continue => Written,
+    }
+}
+
+/// Ops that lower to GLSL.std.450 instructions that exist for 16- and 32-bit floats only.
+fn float32_only(op: Opcode) -> bool {
+    use Opcode::*;
+    matches!(
+        op,
+        Sin | Cos
+            | Tan
+            | Asin
+            | Acos
+            | Atan
+            | Atan2
+            | Sinh
+            | Cosh
+            | Tanh
+            | Asinh
+            | Acosh
+            | Atanh
+            | Exp
+            | Exp2
+            | Exp10
+            | Log
+            | Log2
+            | Log10
+            | Pow
+            | Degrees
+            | Radians
+    )
+}
+
+/// Ops whose lowering is written for 32-bit integers only.
+fn int32_only(op: Opcode) -> bool {
+    use Opcode::*;
+    matches!(
+        op,
+        CountOnes | CountLeadingZeros | CountTrailingZeros | ReverseBits | ExtractBits | InsertBits
+    )
+}
+
+struct Checker<'a> {
+    module: &'a Module,
+    options: &'a Options,
+    seen: HashSet<(Type, bool)>,
+}
+
+impl Checker<'_> {
+    fn check_type(&mut self, ty: Type, in_buffer: bool) -> Result<(), String> {
+        if !self.seen.insert((ty, in_buffer)) {
+            return Ok(());
+        }
+        let types = &self.module.types;
+        let name = || types.display(ty).to_string();
+        match types.try_get(ty).ok_or("invalid type")? {
+            TypeData::Void => Ok(()),
+            TypeData::Scalar(s)
+            | TypeData::Vector { elem: s, .. }
+            | TypeData::Matrix { elem: s, .. } => {
+                if s.kind != ScalarKind::Bool && s.bits == 8 {
+                    return Err(format!("8-bit types ({})", name()));
+                }
+                if s.bits == 16 && (s.kind != ScalarKind::Float || in_buffer) {
+                    return Err(format!(
+                        "16-bit integers and 16-bit types in buffers ({})",
+                        name()
+                    ));
+                }
+                if s.kind == ScalarKind::Bool && in_buffer {
+                    return Err(format!("bool in buffer memory ({})", name()));
+                }
+                Ok(())
+            }
+            TypeData::Array { elem, .. } | TypeData::RuntimeArray { elem } => {
+                self.check_type(*elem, in_buffer)
+            }
+            TypeData::Struct(st) => {
+                for member in st.members.clone() {
+                    self.check_type(member.ty, in_buffer)?;
+                }
+                Ok(())
+            }
+            TypeData::Pointer { space, pointee } => {
+                let space = *space;
+                let pointee = *pointee;
+                check_space(space)?;
+                self.check_type(pointee, is_buffer(space))
+            }
+            TypeData::Texture { .. }
+            | TypeData::StorageTexture { .. }
+            | TypeData::Sampler { .. } => Err(format!("images and samplers ({})", name())),
+            TypeData::Opaque(_) => Err(format!("opaque types ({})", name())),
+        }
+    }
+
+    fn check_function(&mut self, func: &Function) -> Result<(), String> {
+        match func.kind {
+            FunctionKind::Kernel { .. } => {}
+            FunctionKind::Vertex | FunctionKind::Fragment => {
+                return Err(format!(
+                    "{} entry point `{}` (only compute kernels are written)",
+                    func.kind.keyword(),
+                    func.name
+                ))
+            }
+            FunctionKind::Callable | FunctionKind::External => {
+                return Err(format!(
+                    "{} function `{}` that survives inlining",
+                    func.kind.keyword(),
+                    func.name
+                ))
+            }
+        }
+        if !func.signature.returns.is_empty() {
+            return Err(format!("kernel `{}` with results", func.name));
+        }
+        for param in &func.signature.params {
+            let builtin = match param.binding {
+                Some(oxir_ir::StageBinding::Builtin(b)) => b,
+                _ => {
+                    return Err(format!(
+                        "kernel `{}` parameter without a built-in",
+                        func.name
+                    ))
+                }
+            };
+            if crate::writer::compute_builtin(builtin).is_none() {
+                return Err(format!("built-in `{}` in a compute kernel", builtin.name()));
+            }
+            if matches!(
+                builtin,
+                oxir_ir::Builtin::SubgroupInvocationId | oxir_ir::Builtin::SubgroupSize
+            ) && self.options.target_env == TargetEnv::Vulkan1_0
+            {
+                return Err("subgroup built-ins under vulkan1.0 (needs SPIR-V 1.3)".into());
+            }
+            self.check_type(param.ty, false)?;
+        }
+        // Loop prepare blocks: the only blocks that may end in cond_br.
+        let mut prepares = HashSet::new();
+        for block in func.layout.blocks() {
+            if let Some(t) = func.terminator(block) {
+                if let Payload::Loop { prepare, .. } = &func.dfg.inst(t).payload {
+                    prepares.insert(prepare.block);
+                }
+            }
+        }
+        for block in func.layout.blocks() {
+            for &param in func.dfg.block_params(block) {
+                let ty = func.dfg.value_type(param);
+                if matches!(self.module.types.get(ty), TypeData::Pointer { .. }) {
+                    return Err("pointer-typed block parameters (variable pointers)".into());
+                }
+                self.check_type(ty, false)?;
+            }
+            let Some(term) = func.terminator(block) else {
+                return Err("a block without terminator".into());
+            };
+            for inst in func.layout.block_insts(block) {
+                let data = func.dfg.inst(inst);
+                let op = data.opcode;
+                if let Support::Refused(why) = opcode_support(op) {
+                    return Err(format!("{why} (`{op}`)"));
+                }
+                if let Some(result) = func.dfg.inst_result(inst) {
+                    self.check_type(func.dfg.value_type(result), false)?;
+                }
+                for &arg in &data.args {
+                    let arg = func.resolve(arg);
+                    self.check_type(func.dfg.value_type(arg), false)?;
+                }
+                let arg_ty = |i: usize| -> Option<&TypeData> {
+                    let v = func.resolve(*data.args.get(i)?);
+                    self.module.types.try_get(func.dfg.value_type(v))
+                };
+                let scalar0 = arg_ty(0)
+                    .and_then(|t| t.scalar_or_vector_elem())
+                    .map(|p| p.0);
+                if float32_only(op) && scalar0.is_some_and(|s| s.bits == 64) {
+                    return Err(format!("`{op}` on 64-bit floats"));
+                }
+                if int32_only(op) && scalar0.is_some_and(|s| s.bits != 32) {
+                    return Err(format!("`{op}` on integers other than 32-bit"));
+                }
+                match op {
+                    Opcode::Select => {
+                        if !matches!(
+                            arg_ty(1),
+                            Some(TypeData::Scalar(_) | TypeData::Vector { .. })
+                        ) {
+                            return Err("`select` of composites or pointers".into());
+                        }
+                    }
+                    Opcode::CondBr if !prepares.contains(&block) => {
+                        return Err("unstructured cond_br".into());
+                    }
+                    Opcode::Return if !data.args.is_empty() => {
+                        return Err("return with values".into());
+                    }
+                    Opcode::ArrayLength => {
+                        if crate::writer::array_length_base(self.module, func, data.args[0])
+                            .is_none()
+                        {
+                            return Err("array_length of a pointer that is not a global".into());
+                        }
+                    }
+                    Opcode::SubgroupInvocationId | Opcode::SubgroupSize
+                        if self.options.target_env == TargetEnv::Vulkan1_0 =>
+                    {
+                        return Err(format!("`{op}` under vulkan1.0 (needs SPIR-V 1.3)"));
+                    }
+                    Opcode::Switch => {
+                        if !matches!(
+                            arg_ty(0),
+                            Some(TypeData::Scalar(s)) if s.is_integer()
+                        ) {
+                            return Err("switch on a non-integer selector".into());
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            // One phi entry per predecessor block: two edges from one block to the same
+            // target must carry the same arguments.
+            let payload = &func.dfg.inst(term).payload;
+            let edges = payload.edges();
+            for (i, a) in edges.iter().enumerate() {
+                for b in &edges[i + 1..] {
+                    if a.block == b.block {
+                        let same = a.args.len() == b.args.len()
+                            && a.args
+                                .iter()
+                                .zip(&b.args)
+                                .all(|(x, y)| func.resolve(*x) == func.resolve(*y));
+                        if !same {
+                            return Err(
+                                "two edges from one block to the same block with different arguments"
+                                    .into(),
+                            );
+                        }
+                    }
+                }
+            }
+            if let Payload::Loop { prepare, .. } = payload {
+                // The prepare block carries OpLoopMerge: it must end in a plain branch.
+                if let Some(pt) = func.terminator(prepare.block) {
+                    let pop = func.dfg.inst(pt).opcode;
+                    if !matches!(
+                        pop,
+                        Opcode::Br
+                            | Opcode::CondBr
+                            | Opcode::Break
+                            | Opcode::Continue
+                            | Opcode::Return
+                            | Opcode::Unreachable
+                    ) {
+                        return Err(format!("a loop whose prepare block ends in `{pop}`"));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn is_buffer(space: AddressSpace) -> bool {
+    matches!(
+        space,
+        AddressSpace::Storage(_) | AddressSpace::Uniform | AddressSpace::PushConstant
+    )
+}
+
+fn check_space(space: AddressSpace) -> Result<(), String> {
+    match space {
+        AddressSpace::Handle => Err("images and samplers (handle space)".into()),
+        _ => Ok(()),
+    }
+}
+
+/// Refuses (with the reason) everything the writer cannot express for `options`.
+pub fn preflight(module: &Module, options: &Options) -> Result<(), String> {
+    let mut checker = Checker {
+        module,
+        options,
+        seen: HashSet::new(),
+    };
+    let mut push_constants = 0;
+    for global in module.globals.values() {
+        check_space(global.space)?;
+        if global.space == AddressSpace::PushConstant {
+            push_constants += 1;
+        }
+        checker.check_type(global.ty, is_buffer(global.space))?;
+        if let Some(init) = global.init {
+            checker.check_type(module.consts.get(init).ty, false)?;
+        }
+    }
+    if push_constants > 1 {
+        return Err("more than one push-constant global".into());
+    }
+    if !module
+        .functions
+        .values()
+        .any(|f| matches!(f.kind, FunctionKind::Kernel { .. }))
+    {
+        return Err("a module without compute kernels".into());
+    }
+    for func in module.functions.values() {
+        checker.check_function(func)?;
+    }
+    Ok(())
+}

@@ -85,6 +85,8 @@ pub enum Error {
     Unsupported(String),
     /// The driver pipeline failed.
     Pipeline(String),
+    /// The module given to [`write_module`] does not pass the structured verifier.
+    Invalid(String),
 }
 
 impl fmt::Display for Error {
@@ -92,11 +94,23 @@ impl fmt::Display for Error {
         match self {
             Error::Unsupported(what) => write!(f, "unsupported: {what}"),
             Error::Pipeline(what) => write!(f, "pass {what}"),
+            Error::Invalid(report) => {
+                write!(f, "the module is not valid structured oxir:\n{report}")
+            }
         }
     }
 }
 
 impl std::error::Error for Error {}
+
+/// What the writer requires of its input: structured, unique merges, canonical
+/// break/continue.
+fn writer_input_options() -> VerifierOptions {
+    let mut structured = VerifierOptions::default();
+    structured.require_unique_merge_blocks = true;
+    structured.require_canonical_break_continue_targets = true;
+    structured
+}
 
 /// The SPIR-V driver pipeline: `normalize`, the structuring tail, SSA recovery on the
 /// structured form, and a final structured verification.
@@ -104,12 +118,10 @@ pub fn pipeline() -> PassPipeline {
     let mut p = PassPipeline::new();
     p.add_sequence("normalize", oxir_passes::pipelines::normalize());
     p.add_sequence("structurize", oxir_passes::pipelines::structurize());
-    let mem2reg = oxir_passes::registry::create("mem2reg").expect("mem2reg is registered");
-    p.add("mem2reg", mem2reg);
-    let mut structured = VerifierOptions::default();
-    structured.require_unique_merge_blocks = true;
-    structured.require_canonical_break_continue_targets = true;
-    p.add_verify("verify-spirv-input", structured);
+    p.add("mem2reg", |m: &mut Module| {
+        oxir_passes::PassOutcome::from_info(&oxir_passes::passes::mem2reg::run_on_module(m))
+    });
+    p.add_verify("verify-spirv-input", writer_input_options());
     p
 }
 
@@ -123,7 +135,12 @@ pub fn prepare(module: &mut Module) -> Result<(), Error> {
 }
 
 /// Writes an already prepared module (see [`prepare`]) after the preflight.
+/// The module is verified first, so the writer never sees an invalid module.
 pub fn write_module(module: &Module, options: &Options) -> Result<Vec<u32>, Error> {
+    let report = oxir_ir::verifier::verify_module(module, &writer_input_options());
+    if !report.succeeded() {
+        return Err(Error::Invalid(report.to_string()));
+    }
     preflight(module, options).map_err(Error::Unsupported)?;
     writer::write(module, options).map_err(Error::Unsupported)
 }

@@ -1,20 +1,10 @@
 //! The `oxir` command's contract: exit codes, diagnostics, and robustness against damaged
 //! input (every fixture truncated at every byte, or with any one line deleted).
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
-fn oxir(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_oxir"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("oxir runs")
-}
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use common::{oxir, repo, stderr};
+use std::path::PathBuf;
 
 fn fixtures() -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(repo().join("tests/filetests/ir"))
@@ -25,10 +15,6 @@ fn fixtures() -> Vec<PathBuf> {
     files.push(repo().join("examples/clamp_scale.oxir"));
     files.sort();
     files
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
 }
 
 #[test]

@@ -2,32 +2,10 @@
 //! diagnostic, 2 usage or I/O error), output that verifies, and the reflection JSON of a
 //! shader written for this project.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
-fn oxir(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_oxir"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("oxir runs")
-}
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn path(relative: &str) -> String {
-    repo().join(relative).to_str().unwrap().to_string()
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
+use common::{oxir, path, repo, stderr, stdout};
+use std::path::PathBuf;
 
 fn temp_dir(tag: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("oxir-cli-shaders-{tag}-{}", std::process::id()));

@@ -149,6 +149,20 @@ pub struct Error {
     pub workgroup: Option<[u32; 3]>,
 }
 
+/// Refuses a module the verifier rejects: the executor relies on the verifier's
+/// guarantees (result types, operand counts, defined values) and must never panic.
+fn require_valid(module: &Module) -> Result<(), Error> {
+    let report =
+        oxir_ir::verifier::verify_module(module, &oxir_ir::verifier::VerifierOptions::default());
+    if report.succeeded() {
+        Ok(())
+    } else {
+        Err(Error::plain(format!(
+            "the module does not verify:\n{report}"
+        )))
+    }
+}
+
 impl Error {
     pub(crate) fn plain(message: impl Into<String>) -> Self {
         Error {
@@ -347,6 +361,7 @@ pub fn dispatch_with_resources(
     resources: &mut Resources,
     options: &Options,
 ) -> Result<Report, Error> {
+    require_valid(module)?;
     let func = module
         .function_by_name(entry)
         .ok_or_else(|| Error::plain(format!("no function named `{entry}`")))?;
@@ -462,6 +477,7 @@ pub fn run_single_with_resources(
     resources: &mut Resources,
     options: &Options,
 ) -> Result<Option<Vec<Val>>, Error> {
+    require_valid(module)?;
     let func = module
         .function_by_name(entry)
         .ok_or_else(|| Error::plain(format!("no function named `{entry}`")))?;

@@ -111,6 +111,10 @@ pub struct LoopNest {
     /// Blocks whose innermost loop is each loop (lazily pruned: a block absorbed by an inner
     /// loop stays in its old list, and readers check `innermost`).
     level_blocks: Vec<Vec<Block>>,
+    /// The loop whose exit list last took each block (`NONE`: none yet). One map for the
+    /// whole nest, stamped with the loop id, so that collecting a loop's exits costs its
+    /// size, not the function's.
+    exit_stamp: SecondaryMap<Block, u32>,
 }
 
 impl LoopNest {
@@ -262,6 +266,7 @@ impl LoopNest {
             special: SecondaryMap::new(),
             children_first,
             level_blocks: vec![Vec::new(); loop_count],
+            exit_stamp: SecondaryMap::with_default(NONE),
         };
         for n in 0..count {
             let block = cfg.block(n as u32);
@@ -354,10 +359,9 @@ impl LoopNest {
 
         // Distinct exit targets.
         let mut exits: Vec<Block> = Vec::new();
-        let mut is_exit: SecondaryMap<Block, bool> = SecondaryMap::new();
         let level: Vec<Block> = self.level(id);
         for &block in &level {
-            self.collect_exits(ctx, block, id, &mut exits, &mut is_exit);
+            self.collect_exits(ctx, block, id, &mut exits);
         }
 
         // Absorb exit targets the loop dominates until one is left; the header's own exit
@@ -391,7 +395,7 @@ impl LoopNest {
             self.innermost[block] = id;
             self.level_blocks[id as usize].push(block);
             exits.retain(|&e| e != block);
-            self.collect_exits(ctx, block, id, &mut exits, &mut is_exit);
+            self.collect_exits(ctx, block, id, &mut exits);
         }
         ctx.info.absorbed_exit_block_count += absorbed as u64;
         exits.sort_by_key(|&e| (rpo_of(e), e));
@@ -481,17 +485,12 @@ impl LoopNest {
     }
 
     /// Adds the targets of `block`'s edges that leave loop `id` to `exits`.
-    fn collect_exits(
-        &self,
-        ctx: &Ctx,
-        block: Block,
-        id: u32,
-        exits: &mut Vec<Block>,
-        is_exit: &mut SecondaryMap<Block, bool>,
-    ) {
+    /// Each target is added once per loop, even after the absorption loop removed it from
+    /// `exits` (an absorbed block is then inside the loop and no longer an exit).
+    fn collect_exits(&mut self, ctx: &Ctx, block: Block, id: u32, exits: &mut Vec<Block>) {
         for target in ctx.function().successors(block) {
-            if !self.in_loop(target, id) && !is_exit[target] {
-                is_exit[target] = true;
+            if !self.in_loop(target, id) && self.exit_stamp[target] != id {
+                self.exit_stamp[target] = id;
                 exits.push(target);
             }
         }

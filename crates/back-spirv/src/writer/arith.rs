@@ -1,0 +1,322 @@
+//! Integer, float and logical arithmetic, comparisons and bit operations.
+//!
+//! Integer division and remainder follow WGSL (and the interpreter): a zero divisor, and
+//! `MIN / -1`, divide by 1 instead. Shift amounts are masked to the bit width.
+
+use super::*;
+
+impl Writer<'_> {
+    /// Writes `c` if it is one of this module's ops; `false` otherwise.
+    pub(super) fn arith(&mut self, f: &Function, c: &Operands) -> R<bool> {
+        let (op, rid, rt, s0) = (c.op, c.rid, c.rt, c.s0);
+        let (args, a) = (&c.args, &c.a);
+        let aty = |i: usize| f.dfg.value_type(args[i]);
+        let kind = s0.map(|s| s.kind);
+        let float = kind == Some(ScalarKind::Float);
+        let signed = kind == Some(ScalarKind::Sint);
+        let boolean = kind == Some(ScalarKind::Bool);
+        let rt_ = rt.unwrap_or(0);
+        let simple = |this: &mut Self, o: Op| this.op(o, rt, rid, Self::ids(a));
+        use Opcode::*;
+        match op {
+            Add | Sub if matches!(self.tdata(aty(0)), TypeData::Matrix { .. }) => {
+                let TypeData::Matrix {
+                    elem,
+                    columns,
+                    rows,
+                } = *self.tdata(aty(0))
+                else {
+                    unreachable!()
+                };
+                let e = self.scalar_type(elem)?;
+                let col = self.b.type_vector(e, u32::from(rows));
+                let mut cols = Vec::new();
+                for c in 0..u32::from(columns) {
+                    let x = self.op(
+                        Op::CompositeExtract,
+                        Some(col),
+                        None,
+                        vec![Operand::IdRef(a[0]), Operand::LiteralBit32(c)],
+                    )?;
+                    let y = self.op(
+                        Op::CompositeExtract,
+                        Some(col),
+                        None,
+                        vec![Operand::IdRef(a[1]), Operand::LiteralBit32(c)],
+                    )?;
+                    let o = if op == Add { Op::FAdd } else { Op::FSub };
+                    cols.push(self.op(o, Some(col), None, Self::ids(&[x, y]))?);
+                }
+                self.op(Op::CompositeConstruct, rt, rid, Self::ids(&cols))?;
+            }
+            Add => {
+                simple(self, if float { Op::FAdd } else { Op::IAdd })?;
+            }
+            Sub => {
+                simple(self, if float { Op::FSub } else { Op::ISub })?;
+            }
+            Mul => {
+                simple(self, if float { Op::FMul } else { Op::IMul })?;
+            }
+            Div | Rem if float => {
+                simple(self, if op == Div { Op::FDiv } else { Op::FRem })?;
+            }
+            Div | Rem => {
+                // WGSL: x / 0 = x, x % 0 = 0, MIN / -1 = MIN, MIN % -1 = 0: divide by 1.
+                let ty = aty(0);
+                let bt = self.bool_like(ty)?;
+                let zero = self.const_splat(ty, 0)?;
+                let one = self.const_splat(ty, 1)?;
+                let mut bad = self.op(Op::IEqual, Some(bt), None, Self::ids(&[a[1], zero]))?;
+                if signed {
+                    let bits = s0.unwrap().bits;
+                    let min = self.const_splat(ty, 1u64 << (bits - 1))?;
+                    let neg1 = self.const_splat(ty, u64::MAX)?;
+                    let is_min = self.op(Op::IEqual, Some(bt), None, Self::ids(&[a[0], min]))?;
+                    let is_neg1 = self.op(Op::IEqual, Some(bt), None, Self::ids(&[a[1], neg1]))?;
+                    let both = self.op(
+                        Op::LogicalAnd,
+                        Some(bt),
+                        None,
+                        Self::ids(&[is_min, is_neg1]),
+                    )?;
+                    bad = self.op(Op::LogicalOr, Some(bt), None, Self::ids(&[bad, both]))?;
+                }
+                let d = self.op(Op::Select, Some(rt_), None, Self::ids(&[bad, one, a[1]]))?;
+                let o = match (op, signed) {
+                    (Div, true) => Op::SDiv,
+                    (Div, false) => Op::UDiv,
+                    (_, true) => Op::SRem,
+                    (_, false) => Op::UMod,
+                };
+                self.op(o, rt, rid, Self::ids(&[a[0], d]))?;
+            }
+            Neg => {
+                simple(self, if float { Op::FNegate } else { Op::SNegate })?;
+            }
+            Abs if !float && !signed => {
+                self.op(Op::CopyObject, rt, rid, Self::ids(&a))?;
+            }
+            Abs => {
+                self.ext(rt_, rid, if float { GLOp::FAbs } else { GLOp::SAbs }, &a)?;
+            }
+            Sign => {
+                self.ext(rt_, rid, if float { GLOp::FSign } else { GLOp::SSign }, &a)?;
+            }
+            Min | Max => {
+                let g = match (op, kind) {
+                    (Min, Some(ScalarKind::Float)) => GLOp::NMin,
+                    (Min, Some(ScalarKind::Sint)) => GLOp::SMin,
+                    (Min, _) => GLOp::UMin,
+                    (_, Some(ScalarKind::Float)) => GLOp::NMax,
+                    (_, Some(ScalarKind::Sint)) => GLOp::SMax,
+                    _ => GLOp::UMax,
+                };
+                self.ext(rt_, rid, g, &a)?;
+            }
+            Clamp => {
+                let (mx, mn) = match kind {
+                    Some(ScalarKind::Float) => (GLOp::NMax, GLOp::NMin),
+                    Some(ScalarKind::Sint) => (GLOp::SMax, GLOp::SMin),
+                    _ => (GLOp::UMax, GLOp::UMin),
+                };
+                let lo = self.ext(rt_, None, mx, &[a[0], a[1]])?;
+                self.ext(rt_, rid, mn, &[lo, a[2]])?;
+            }
+            Select => {
+                let mut c = a[0];
+                let lanes = self.lanes(aty(1));
+                if self.lanes(aty(0)) == 1
+                    && lanes > 1
+                    && self.options.target_env.spirv_version() < (1, 4)
+                {
+                    let bt = self.b.type_bool();
+                    let bv = self.b.type_vector(bt, u32::from(lanes));
+                    c = self.op(
+                        Op::CompositeConstruct,
+                        Some(bv),
+                        None,
+                        Self::ids(&vec![c; usize::from(lanes)]),
+                    )?;
+                }
+                self.op(Op::Select, rt, rid, Self::ids(&[c, a[1], a[2]]))?;
+            }
+            And => {
+                simple(
+                    self,
+                    if boolean {
+                        Op::LogicalAnd
+                    } else {
+                        Op::BitwiseAnd
+                    },
+                )?;
+            }
+            Or => {
+                simple(
+                    self,
+                    if boolean {
+                        Op::LogicalOr
+                    } else {
+                        Op::BitwiseOr
+                    },
+                )?;
+            }
+            Xor => {
+                simple(
+                    self,
+                    if boolean {
+                        Op::LogicalNotEqual
+                    } else {
+                        Op::BitwiseXor
+                    },
+                )?;
+            }
+            Not => {
+                simple(self, if boolean { Op::LogicalNot } else { Op::Not })?;
+            }
+            Shl | Shr | Rotl | Rotr => {
+                let bits = u64::from(s0.unwrap().bits);
+                let st = aty(1);
+                let stid = self.ty(st)?;
+                let mask = self.const_splat(st, bits - 1)?;
+                let amount = self.op(Op::BitwiseAnd, Some(stid), None, Self::ids(&[a[1], mask]))?;
+                match op {
+                    Shl => {
+                        self.op(Op::ShiftLeftLogical, rt, rid, Self::ids(&[a[0], amount]))?;
+                    }
+                    Shr => {
+                        let o = if signed {
+                            Op::ShiftRightArithmetic
+                        } else {
+                            Op::ShiftRightLogical
+                        };
+                        self.op(o, rt, rid, Self::ids(&[a[0], amount]))?;
+                    }
+                    _ => {
+                        let w = self.const_splat(st, bits)?;
+                        let back = self.op(Op::ISub, Some(stid), None, Self::ids(&[w, amount]))?;
+                        let back =
+                            self.op(Op::BitwiseAnd, Some(stid), None, Self::ids(&[back, mask]))?;
+                        let (l, r) = if op == Rotl {
+                            (amount, back)
+                        } else {
+                            (back, amount)
+                        };
+                        let x = self.op(Op::ShiftLeftLogical, rt, None, Self::ids(&[a[0], l]))?;
+                        let y = self.op(Op::ShiftRightLogical, rt, None, Self::ids(&[a[0], r]))?;
+                        self.op(Op::BitwiseOr, rt, rid, Self::ids(&[x, y]))?;
+                    }
+                }
+            }
+            CountOnes => {
+                simple(self, Op::BitCount)?;
+            }
+            ReverseBits => {
+                simple(self, Op::BitReverse)?;
+            }
+            CountLeadingZeros => {
+                let msb = self.ext(rt_, None, GLOp::FindUMsb, &a)?;
+                let k = self.const_splat(aty(0), 31)?;
+                self.op(Op::ISub, rt, rid, Self::ids(&[k, msb]))?;
+            }
+            CountTrailingZeros => {
+                let lsb = self.ext(rt_, None, GLOp::FindILsb, &a)?;
+                let ut = self
+                    .m
+                    .types
+                    .iter()
+                    .find(|(_, t)| match t {
+                        TypeData::Scalar(s) => *s == Scalar::U32 && self.lanes(aty(0)) == 1,
+                        TypeData::Vector { elem, len } => {
+                            *elem == Scalar::U32 && *len == self.lanes(aty(0))
+                        }
+                        _ => false,
+                    })
+                    .map(|(t, _)| t);
+                let k32 = 32u64;
+                match (signed, ut) {
+                    (false, _) => {
+                        let k = self.const_splat(aty(0), k32)?;
+                        self.ext(rt_, rid, GLOp::UMin, &[lsb, k])?;
+                    }
+                    (true, Some(ut)) => {
+                        let utid = self.ty(ut)?;
+                        let u =
+                            self.op(Op::Bitcast, Some(utid), None, vec![Operand::IdRef(lsb)])?;
+                        let k = self.const_splat(ut, k32)?;
+                        let m = self.ext(utid, None, GLOp::UMin, &[u, k])?;
+                        self.op(Op::Bitcast, rt, rid, vec![Operand::IdRef(m)])?;
+                    }
+                    (true, None) => {
+                        // FindILsb is -1 only for 0: select 32 there.
+                        let bt = self.bool_like(aty(0))?;
+                        let neg = self.const_splat(aty(0), u64::MAX)?;
+                        let k = self.const_splat(aty(0), k32)?;
+                        let z = self.op(Op::IEqual, Some(bt), None, Self::ids(&[lsb, neg]))?;
+                        self.op(Op::Select, rt, rid, Self::ids(&[z, k, lsb]))?;
+                    }
+                }
+            }
+            ExtractBits | InsertBits => {
+                // WGSL: o = min(offset, w), c = min(count, w - o).
+                let n = if op == ExtractBits { 1 } else { 2 };
+                let ut = aty(n);
+                let utid = self.ty(ut)?;
+                let w = self.const_splat(ut, 32)?;
+                let o = self.ext(utid, None, GLOp::UMin, &[a[n], w])?;
+                let rest = self.op(Op::ISub, Some(utid), None, Self::ids(&[w, o]))?;
+                let c = self.ext(utid, None, GLOp::UMin, &[a[n + 1], rest])?;
+                if op == ExtractBits {
+                    let o2 = if signed {
+                        Op::BitFieldSExtract
+                    } else {
+                        Op::BitFieldUExtract
+                    };
+                    self.op(o2, rt, rid, Self::ids(&[a[0], o, c]))?;
+                } else {
+                    self.op(Op::BitFieldInsert, rt, rid, Self::ids(&[a[0], a[1], o, c]))?;
+                }
+            }
+            Eq | Ne | Lt | Le | Gt | Ge => {
+                let o = match (op, kind) {
+                    (Eq, Some(ScalarKind::Bool)) => Op::LogicalEqual,
+                    (Ne, Some(ScalarKind::Bool)) => Op::LogicalNotEqual,
+                    (Eq, Some(ScalarKind::Float)) => Op::FOrdEqual,
+                    (Ne, Some(ScalarKind::Float)) => Op::FUnordNotEqual,
+                    (Lt, Some(ScalarKind::Float)) => Op::FOrdLessThan,
+                    (Le, Some(ScalarKind::Float)) => Op::FOrdLessThanEqual,
+                    (Gt, Some(ScalarKind::Float)) => Op::FOrdGreaterThan,
+                    (Ge, Some(ScalarKind::Float)) => Op::FOrdGreaterThanEqual,
+                    (Eq, _) => Op::IEqual,
+                    (Ne, _) => Op::INotEqual,
+                    (Lt, Some(ScalarKind::Sint)) => Op::SLessThan,
+                    (Le, Some(ScalarKind::Sint)) => Op::SLessThanEqual,
+                    (Gt, Some(ScalarKind::Sint)) => Op::SGreaterThan,
+                    (Ge, Some(ScalarKind::Sint)) => Op::SGreaterThanEqual,
+                    (Lt, _) => Op::ULessThan,
+                    (Le, _) => Op::ULessThanEqual,
+                    (Gt, _) => Op::UGreaterThan,
+                    _ => Op::UGreaterThanEqual,
+                };
+                simple(self, o)?;
+            }
+            IsNan => {
+                simple(self, Op::IsNan)?;
+            }
+            IsInf => {
+                simple(self, Op::IsInf)?;
+            }
+            Any | All if self.lanes(aty(0)) == 1 => {
+                self.op(Op::CopyObject, rt, rid, Self::ids(&a))?;
+            }
+            Any => {
+                simple(self, Op::Any)?;
+            }
+            All => {
+                simple(self, Op::All)?;
+            }
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+}

@@ -1,0 +1,198 @@
+//! One instruction: the operands every op needs ([`Operands`]), the dispatch to the
+//! per-concern modules, and conversions.
+//!
+//! Every error here is a preflight gap: the preflight refuses first.
+
+use super::*;
+
+/// The operands of one instruction, resolved once.
+pub(super) struct Operands {
+    pub op: Opcode,
+    pub inst: Inst,
+    /// The result's id and type (oxir and SPIR-V), when the instruction has a result.
+    pub rid: Option<Word>,
+    pub rty: Option<Type>,
+    pub rt: Option<Word>,
+    /// The resolved arguments and their ids (none for `access` and `array_length`, which
+    /// read their base pointer themselves).
+    pub args: Vec<Value>,
+    pub a: Vec<Word>,
+    /// The scalar of argument 0, when it is a scalar, vector or matrix.
+    pub s0: Option<Scalar>,
+    pub workgroup_size: [u32; 3],
+}
+
+impl Writer<'_> {
+    pub(super) fn inst(&mut self, f: &Function, inst: Inst, wg: [u32; 3]) -> R<()> {
+        let data = f.dfg.inst(inst);
+        let op = data.opcode;
+        if let Support::Refused(why) = opcode_support(op) {
+            return Err(format!("{why} (`{op}`)"));
+        }
+        let result = f.dfg.inst_result(inst);
+        let rid = result.map(|r| self.values[&r]);
+        let rty_o = result.map(|r| f.dfg.value_type(r));
+        let rt = match rty_o {
+            Some(t) => Some(self.ty(t)?),
+            None => None,
+        };
+        let args: Vec<Value> = data.args.iter().map(|&a| f.resolve(a)).collect();
+        // Operands as ids (pointer operands of wrapped globals become access chains).
+        let mut a = Vec::new();
+        if !matches!(op, Opcode::Access | Opcode::ArrayLength) {
+            for &v in &args {
+                a.push(self.val(f, v)?);
+            }
+        }
+        let s0 = if args.is_empty() {
+            None
+        } else {
+            self.scalar_of(f.dfg.value_type(args[0])).ok()
+        };
+        let c = Operands {
+            op,
+            inst,
+            rid,
+            rty: rty_o,
+            rt,
+            args,
+            a,
+            s0,
+            workgroup_size: wg,
+        };
+        if self.arith(f, &c)? || self.math(f, &c)? || self.memory(f, &c)? {
+            return Ok(());
+        }
+        Err(format!("op `{op}`"))
+    }
+
+    /// A bool scalar/vector type id with the lanes of `ty`.
+    pub(super) fn bool_like(&mut self, ty: Type) -> R<Word> {
+        let b = self.b.type_bool();
+        let n = self.lanes(ty);
+        Ok(if n == 1 {
+            b
+        } else {
+            self.b.type_vector(b, u32::from(n))
+        })
+    }
+
+    pub(super) fn uint_like(&self, ty: Type) -> R<Type> {
+        let s = self.scalar_of(ty)?;
+        let n = self.lanes(ty);
+        let want = Scalar {
+            kind: ScalarKind::Uint,
+            bits: s.bits,
+        };
+        self.m
+            .types
+            .iter()
+            .find(|(_, t)| match t {
+                TypeData::Scalar(x) => n == 1 && *x == want,
+                TypeData::Vector { elem, len } => *elem == want && *len == n,
+                _ => false,
+            })
+            .map(|(t, _)| t)
+            .ok_or_else(|| "no matching unsigned type in the module".into())
+    }
+
+    pub(super) fn convert(&mut self, from: Type, to: Type, v: Word, rid: Option<Word>) -> R<()> {
+        let fs = self.scalar_of(from)?;
+        let ts = self.scalar_of(to)?;
+        let rt = self.ty(to)?;
+        use ScalarKind::*;
+        match (fs.kind, ts.kind) {
+            (Bool, Bool) => {
+                self.op(Op::CopyObject, Some(rt), rid, vec![Operand::IdRef(v)])?;
+            }
+            (Bool, _) => {
+                let one = if ts.kind == Float {
+                    self.const_float(to, 1.0)?
+                } else {
+                    self.const_splat(to, 1)?
+                };
+                let zero = self.const_splat(to, 0)?;
+                self.op(Op::Select, Some(rt), rid, Self::ids(&[v, one, zero]))?;
+            }
+            (Float, Bool) => {
+                let zero = self.const_splat(from, 0)?;
+                self.op(Op::FUnordNotEqual, Some(rt), rid, Self::ids(&[v, zero]))?;
+            }
+            (_, Bool) => {
+                let zero = self.const_splat(from, 0)?;
+                self.op(Op::INotEqual, Some(rt), rid, Self::ids(&[v, zero]))?;
+            }
+            (Float, Float) if fs.bits == ts.bits => {
+                self.op(Op::CopyObject, Some(rt), rid, vec![Operand::IdRef(v)])?;
+            }
+            (Float, Float) => {
+                self.op(Op::FConvert, Some(rt), rid, vec![Operand::IdRef(v)])?;
+            }
+            (Float, _) => {
+                // Saturating (WGSL): clamp into the representable range first.
+                let bits = u32::from(ts.bits);
+                let (lo, hi) = if ts.kind == Sint {
+                    (-(2f64.powi(bits as i32 - 1)), 2f64.powi(bits as i32 - 1))
+                } else {
+                    (0.0, 2f64.powi(bits as i32))
+                };
+                // The largest float below `hi`.
+                let hi = if fs.bits == 32 {
+                    f64::from(f32::from_bits((hi as f32).to_bits() - 1))
+                } else {
+                    f64::from_bits(hi.to_bits() - 1)
+                };
+                let ft = self.ty(from)?;
+                let lo = self.const_float(from, lo)?;
+                let hi = self.const_float(from, hi)?;
+                let c = self.ext(ft, None, GLOp::NClamp, &[v, lo, hi])?;
+                let o = if ts.kind == Sint {
+                    Op::ConvertFToS
+                } else {
+                    Op::ConvertFToU
+                };
+                self.op(o, Some(rt), rid, vec![Operand::IdRef(c)])?;
+            }
+            (Sint, Float) => {
+                self.op(Op::ConvertSToF, Some(rt), rid, vec![Operand::IdRef(v)])?;
+            }
+            (_, Float) => {
+                self.op(Op::ConvertUToF, Some(rt), rid, vec![Operand::IdRef(v)])?;
+            }
+            (_, _) if fs.bits == ts.bits => {
+                let o = if fs.kind == ts.kind {
+                    Op::CopyObject
+                } else {
+                    Op::Bitcast
+                };
+                self.op(o, Some(rt), rid, vec![Operand::IdRef(v)])?;
+            }
+            (_, _) => {
+                // Width change by the source signedness, then reinterpret.
+                let mid_s = Scalar {
+                    kind: fs.kind,
+                    bits: ts.bits,
+                };
+                let n = self.lanes(from);
+                let st = self.scalar_type(mid_s)?;
+                let mt = if n == 1 {
+                    st
+                } else {
+                    self.b.type_vector(st, u32::from(n))
+                };
+                let o = if fs.kind == Sint {
+                    Op::SConvert
+                } else {
+                    Op::UConvert
+                };
+                if fs.kind == ts.kind {
+                    self.op(o, Some(rt), rid, vec![Operand::IdRef(v)])?;
+                } else {
+                    let w = self.op(o, Some(mt), None, vec![Operand::IdRef(v)])?;
+                    self.op(Op::Bitcast, Some(rt), rid, vec![Operand::IdRef(w)])?;
+                }
+            }
+        }
+        Ok(())
+    }
+}

@@ -129,29 +129,50 @@ impl Writer<'_> {
                 self.op(Op::FConvert, Some(rt), rid, vec![Operand::IdRef(v)])?;
             }
             (Float, _) => {
-                // Saturating (WGSL): clamp into the representable range first.
-                let bits = u32::from(ts.bits);
+                // Exactly the interpreter's rule (Rust's `as`): NaN gives 0, x <= MIN gives
+                // MIN (0 for unsigned), x >= MAX + 1 gives MAX, and everything else
+                // truncates toward zero, which OpConvertFTo{S,U} defines only for values
+                // whose truncation is representable: those are exactly the ones left.
+                let bits = i32::from(ts.bits);
                 let (lo, hi) = if ts.kind == Sint {
-                    (-(2f64.powi(bits as i32 - 1)), 2f64.powi(bits as i32 - 1))
+                    (-(2f64.powi(bits - 1)), 2f64.powi(bits - 1))
                 } else {
-                    (0.0, 2f64.powi(bits as i32))
+                    (0.0, 2f64.powi(bits))
                 };
-                // The largest float below `hi`.
-                let hi = if fs.bits == 32 {
-                    f64::from(f32::from_bits((hi as f32).to_bits() - 1))
+                let (min_bits, max_bits) = if ts.kind == Sint {
+                    (1u64 << (bits - 1), (1u64 << (bits - 1)) - 1)
                 } else {
-                    f64::from_bits(hi.to_bits() - 1)
+                    (0, u64::MAX >> (64 - bits))
                 };
+                // In a narrow source type (f16), `hi` and `lo` round to infinities: then
+                // only the infinities saturate, which is right as every finite value fits.
                 let ft = self.ty(from)?;
-                let lo = self.const_float(from, lo)?;
-                let hi = self.const_float(from, hi)?;
-                let c = self.ext(ft, None, GLOp::NClamp, &[v, lo, hi])?;
+                let bt = self.bool_like(from)?;
+                let lo_c = self.const_float(from, lo)?;
+                let hi_c = self.const_float(from, hi)?;
+                let fzero = self.const_float(from, 0.0)?;
+                let nan = self.op(Op::IsNan, Some(bt), None, vec![Operand::IdRef(v)])?;
+                let below =
+                    self.op(Op::FOrdLessThanEqual, Some(bt), None, Self::ids(&[v, lo_c]))?;
+                let above = self.op(
+                    Op::FOrdGreaterThanEqual,
+                    Some(bt),
+                    None,
+                    Self::ids(&[v, hi_c]),
+                )?;
+                let out = self.op(Op::LogicalOr, Some(bt), None, Self::ids(&[below, above]))?;
+                let special = self.op(Op::LogicalOr, Some(bt), None, Self::ids(&[out, nan]))?;
+                let safe = self.op(Op::Select, Some(ft), None, Self::ids(&[special, fzero, v]))?;
                 let o = if ts.kind == Sint {
                     Op::ConvertFToS
                 } else {
                     Op::ConvertFToU
                 };
-                self.op(o, Some(rt), rid, vec![Operand::IdRef(c)])?;
+                let c = self.op(o, Some(rt), None, vec![Operand::IdRef(safe)])?;
+                let min = self.const_splat(to, min_bits)?;
+                let max = self.const_splat(to, max_bits)?;
+                let low = self.op(Op::Select, Some(rt), None, Self::ids(&[below, min, c]))?;
+                self.op(Op::Select, Some(rt), rid, Self::ids(&[above, max, low]))?;
             }
             (Sint, Float) => {
                 self.op(Op::ConvertSToF, Some(rt), rid, vec![Operand::IdRef(v)])?;

@@ -6,7 +6,7 @@
 use crate::{Options, TargetEnv};
 use oxir_ir::function::FunctionKind;
 use oxir_ir::types::{AddressSpace, ScalarKind, TypeData};
-use oxir_ir::{Function, Module, Opcode, Payload, Type};
+use oxir_ir::{Function, Module, Opcode, Payload, StageBinding, Type};
 use std::collections::HashSet;
 
 /// Whether the writer handles an opcode.
@@ -53,21 +53,21 @@ pub fn opcode_support(op: Opcode) -> Support {
         ThreadId | WorkgroupId | DispatchId | LocalInvocationIndex | WorkgroupSize
         | NumWorkgroups | DispatchSize | SubgroupInvocationId | SubgroupSize => Written,
         FragCoord | FrontFacing | VertexIndex | InstanceIndex | BaseInstance | SampleIndex
-        | PrimitiveId => Refused("vertex and fragment built-ins"),
+        | PrimitiveId => Written,
         TextureSample | TextureSampleBias | TextureSampleLevel | TextureSampleGrad
         | TextureSampleCompare | TextureLoad | TextureStore | TextureDimensions
         | TextureNumLevels | TextureNumLayers | TextureNumSamples => {
             Refused("textures and samplers")
         }
         Dpdx | Dpdy | Fwidth | DpdxCoarse | DpdyCoarse | FwidthCoarse | DpdxFine | DpdyFine
-        | FwidthFine => Refused("derivatives (fragment shaders)"),
+        | FwidthFine => Written,
         Call => Refused("calls that survive inlining"),
         Print => Refused("print"),
         Assert => Refused("assert"),
         Clock => Refused("clock"),
         Br | CondBr | Return | Unreachable => Written,
         SwitchBr => Refused("unstructured switch_br"),
-        Discard => Refused("discard (fragment shaders)"),
+        Discard => Written,
         If | Loop | SimpleLoop | Switch | Break | Continue => Written,
     }
 }
@@ -98,6 +98,14 @@ fn float32_only(op: Opcode) -> bool {
             | Pow
             | Degrees
             | Radians
+    )
+}
+
+/// Ops only compute kernels may use (barriers and workgroup-scope operations).
+fn is_kernel_only(op: Opcode) -> bool {
+    matches!(
+        op,
+        Opcode::WorkgroupBarrier | Opcode::StorageBarrier | Opcode::WorkgroupUniformLoad
     )
 }
 
@@ -164,16 +172,46 @@ impl Checker<'_> {
         }
     }
 
-    fn check_function(&mut self, func: &Function) -> Result<(), String> {
-        match func.kind {
-            FunctionKind::Kernel { .. } => {}
-            FunctionKind::Vertex | FunctionKind::Fragment => {
-                return Err(format!(
-                    "{} entry point `{}` (only compute kernels are written)",
-                    func.kind.keyword(),
-                    func.name
-                ))
+    /// A type at a location of the stage interface: numeric scalars, vectors, matrices
+    /// and arrays of them, 32- or 64-bit.
+    fn check_location_type(&mut self, ty: Type, what: &str) -> Result<(), String> {
+        let types = &self.module.types;
+        let ok = match types.try_get(ty).ok_or("invalid type")? {
+            TypeData::Scalar(s)
+            | TypeData::Vector { elem: s, .. }
+            | TypeData::Matrix { elem: s, .. } => {
+                if s.kind == ScalarKind::Bool {
+                    return Err(format!("bool {what} at a location"));
+                }
+                if s.bits < 32 {
+                    return Err(format!(
+                        "{}-bit {what} ({}) at a location",
+                        s.bits,
+                        types.display(ty)
+                    ));
+                }
+                true
             }
+            TypeData::Array { elem, .. } => {
+                let elem = *elem;
+                return self.check_location_type(elem, what);
+            }
+            _ => false,
+        };
+        if !ok {
+            return Err(format!(
+                "{what} of type {} at a location",
+                types.display(ty)
+            ));
+        }
+        self.check_type(ty, false)
+    }
+
+    fn check_function(&mut self, func: &Function) -> Result<(), String> {
+        let stage = match func.kind {
+            FunctionKind::Kernel { .. } => "kernel",
+            FunctionKind::Vertex => "vertex",
+            FunctionKind::Fragment => "fragment",
             FunctionKind::Callable | FunctionKind::External => {
                 return Err(format!(
                     "{} function `{}` that survives inlining",
@@ -181,31 +219,57 @@ impl Checker<'_> {
                     func.name
                 ))
             }
-        }
-        if !func.signature.returns.is_empty() {
+        };
+        let is_kernel = stage == "kernel";
+        if is_kernel && !func.signature.returns.is_empty() {
             return Err(format!("kernel `{}` with results", func.name));
         }
         for param in &func.signature.params {
-            let builtin = match param.binding {
-                Some(oxir_ir::StageBinding::Builtin(b)) => b,
+            match param.binding {
+                Some(StageBinding::Builtin(builtin)) => {
+                    if crate::writer::input_builtin(&func.kind, builtin).is_none() {
+                        return Err(format!(
+                            "built-in `{}` as an input of a {stage} entry point",
+                            builtin.name()
+                        ));
+                    }
+                    if matches!(
+                        builtin,
+                        oxir_ir::Builtin::SubgroupInvocationId | oxir_ir::Builtin::SubgroupSize
+                    ) && self.options.target_env == TargetEnv::Vulkan1_0
+                    {
+                        return Err("subgroup built-ins under vulkan1.0 (needs SPIR-V 1.3)".into());
+                    }
+                    self.check_type(param.ty, false)?;
+                }
+                Some(StageBinding::Location { .. }) if !is_kernel => {
+                    self.check_location_type(param.ty, "input")?;
+                }
                 _ => {
                     return Err(format!(
-                        "kernel `{}` parameter without a built-in",
-                        func.name
+                        "{stage} `{}` parameter without a built-in{}",
+                        func.name,
+                        if is_kernel { "" } else { " or location" }
                     ))
                 }
-            };
-            if crate::writer::compute_builtin(builtin).is_none() {
-                return Err(format!("built-in `{}` in a compute kernel", builtin.name()));
             }
-            if matches!(
-                builtin,
-                oxir_ir::Builtin::SubgroupInvocationId | oxir_ir::Builtin::SubgroupSize
-            ) && self.options.target_env == TargetEnv::Vulkan1_0
-            {
-                return Err("subgroup built-ins under vulkan1.0 (needs SPIR-V 1.3)".into());
+        }
+        for result in &func.signature.returns {
+            match result.binding {
+                Some(StageBinding::Builtin(builtin)) => {
+                    if crate::writer::output_builtin(&func.kind, builtin).is_none() {
+                        return Err(format!(
+                            "built-in `{}` as an output of a {stage} entry point",
+                            builtin.name()
+                        ));
+                    }
+                    self.check_type(result.ty, false)?;
+                }
+                Some(StageBinding::Location { .. }) => {
+                    self.check_location_type(result.ty, "output")?;
+                }
+                None => return Err(format!("{stage} `{}` result without a binding", func.name)),
             }
-            self.check_type(param.ty, false)?;
         }
         // Loop prepare blocks: the only blocks that may end in cond_br.
         let mut prepares = HashSet::new();
@@ -253,6 +317,31 @@ impl Checker<'_> {
                 if int32_only(op) && scalar0.is_some_and(|s| s.bits != 32) {
                     return Err(format!("`{op}` on integers other than 32-bit"));
                 }
+                if let Some((Some(only), _)) = crate::writer::register_builtin(op) {
+                    if only != stage {
+                        return Err(format!("`{op}` in a {stage} entry point"));
+                    }
+                }
+                if stage != "fragment"
+                    && (op.is_convergent() && !is_kernel_only(op) || op == Opcode::Discard)
+                {
+                    return Err(format!("`{op}` outside a fragment entry point"));
+                }
+                if !is_kernel && is_kernel_only(op) {
+                    return Err(format!("`{op}` in a {stage} entry point"));
+                }
+                if !is_kernel {
+                    for &arg in data.args.iter().chain(func.dfg.inst_result(inst).as_ref()) {
+                        let ty = func.dfg.value_type(func.resolve(arg));
+                        if let TypeData::Pointer {
+                            space: AddressSpace::Workgroup,
+                            ..
+                        } = self.module.types.get(ty)
+                        {
+                            return Err(format!("workgroup memory in a {stage} entry point"));
+                        }
+                    }
+                }
                 match op {
                     Opcode::Select => {
                         if !matches!(
@@ -265,8 +354,8 @@ impl Checker<'_> {
                     Opcode::CondBr if !prepares.contains(&block) => {
                         return Err("unstructured cond_br".into());
                     }
-                    Opcode::Return if !data.args.is_empty() => {
-                        return Err("return with values".into());
+                    Opcode::Return if data.args.len() != func.signature.returns.len() => {
+                        return Err("return with a value count other than the results".into());
                     }
                     Opcode::ArrayLength => {
                         if crate::writer::array_length_base(self.module, func, data.args[0])
@@ -369,12 +458,13 @@ pub fn preflight(module: &Module, options: &Options) -> Result<(), String> {
     if push_constants > 1 {
         return Err("more than one push-constant global".into());
     }
-    if !module
-        .functions
-        .values()
-        .any(|f| matches!(f.kind, FunctionKind::Kernel { .. }))
-    {
-        return Err("a module without compute kernels".into());
+    if !module.functions.values().any(|f| {
+        matches!(
+            f.kind,
+            FunctionKind::Kernel { .. } | FunctionKind::Vertex | FunctionKind::Fragment
+        )
+    }) {
+        return Err("a module without entry points".into());
     }
     for func in module.functions.values() {
         checker.check_function(func)?;

@@ -13,16 +13,24 @@ use super::*;
 
 impl Writer<'_> {
     pub(super) fn write_function(&mut self, f: &Function) -> R<()> {
-        let FunctionKind::Kernel { workgroup_size } = f.kind else {
-            return Err("not a kernel".into());
+        let (model, workgroup_size) = match f.kind {
+            FunctionKind::Kernel { workgroup_size } => {
+                (spirv::ExecutionModel::GLCompute, workgroup_size)
+            }
+            FunctionKind::Vertex => (spirv::ExecutionModel::Vertex, [0; 3]),
+            FunctionKind::Fragment => (spirv::ExecutionModel::Fragment, [0; 3]),
+            _ => return Err(format!("`{}` is not an entry point", f.name)),
         };
+        let is_kernel = model == spirv::ExecutionModel::GLCompute;
+        self.fragment = model == spirv::ExecutionModel::Fragment;
         self.values.clear();
         self.labels.clear();
         self.exit_labels.clear();
         self.interface.clear();
         self.cont_values.clear();
         self.temps.clear();
-        let entry = f.entry_block().ok_or("kernel without body")?;
+        self.outputs = self.stage_outputs(f)?;
+        let entry = f.entry_block().ok_or("entry point without body")?;
 
         // Roles: loop prepare blocks (header of OpLoopMerge), simple loop bodies.
         let mut prepare_of: HashMap<Block, (Block, Block)> = HashMap::new(); // P -> (M, U)
@@ -85,7 +93,7 @@ impl Writer<'_> {
             .filter(|(_, g)| g.space == AddressSpace::Workgroup)
             .filter_map(|(id, g)| g.init.map(|c| (id, c)))
             .collect();
-        let prologue = if wg_init.is_empty() {
+        let prologue = if wg_init.is_empty() || !is_kernel {
             None
         } else {
             let (z, mz) = (self.b.id(), self.b.id());
@@ -228,7 +236,10 @@ impl Writer<'_> {
                         first = false;
                         self.function_prologue(f, entry, workgroup_size)?;
                     }
-                    self.phis(f, block, &preds, &continue_of)?;
+                    if block != entry {
+                        // The entry block's parameters are the stage inputs.
+                        self.phis(f, block, &preds, &continue_of)?;
+                    }
                     if let Some(&(_, merge)) = simple_body.get(&block) {
                         let cont = continue_of[&block];
                         let merge = self.labels[&merge];
@@ -270,14 +281,27 @@ impl Writer<'_> {
             self.op(Op::Unreachable, None, None, vec![])?;
         }
         self.b.end_function().map_err(|e| e.to_string())?;
-        self.b.entry_point(
-            spirv::ExecutionModel::GLCompute,
-            fid,
-            f.name.clone(),
-            self.interface.clone(),
-        );
         self.b
-            .execution_mode(fid, spirv::ExecutionMode::LocalSize, workgroup_size);
+            .entry_point(model, fid, f.name.clone(), self.interface.clone());
+        match model {
+            spirv::ExecutionModel::GLCompute => {
+                self.b
+                    .execution_mode(fid, spirv::ExecutionMode::LocalSize, workgroup_size);
+            }
+            spirv::ExecutionModel::Fragment => {
+                self.b
+                    .execution_mode(fid, spirv::ExecutionMode::OriginUpperLeft, []);
+                let writes_depth =
+                    f.signature.returns.iter().any(|r| {
+                        r.binding == Some(oxir_ir::StageBinding::Builtin(Builtin::FragDepth))
+                    });
+                if writes_depth {
+                    self.b
+                        .execution_mode(fid, spirv::ExecutionMode::DepthReplacing, []);
+                }
+            }
+            _ => {}
+        }
         self.b.name(fid, f.name.clone());
         Ok(())
     }
@@ -341,17 +365,8 @@ impl Writer<'_> {
                 }
             }
         }
-        // Entry parameters: built-in inputs.
-        let params = f.dfg.block_params(entry).to_vec();
-        for (i, &p) in params.iter().enumerate() {
-            let Some(oxir_ir::StageBinding::Builtin(b)) = f.signature.params[i].binding else {
-                return Err("kernel parameter without built-in".into());
-            };
-            let bi = compute_builtin(b).ok_or("built-in")?;
-            let id = self.values[&p];
-            self.load_builtin(bi, f.dfg.value_type(p), Some(id))?;
-        }
-        Ok(())
+        // Entry parameters: built-in and location inputs.
+        self.stage_inputs(f, entry)
     }
 
     fn zero_init(&mut self, inits: &[(Global, Const)], z: Word, mz: Word) -> R<()> {
@@ -497,7 +512,18 @@ impl Writer<'_> {
                 self.op(Op::Switch, None, None, ops)?;
             }
             (_, Opcode::Return) => {
+                let values: Vec<Value> = data.args.to_vec();
+                self.store_outputs(f, &values)?;
                 self.op(Op::Return, None, None, vec![])?;
+            }
+            (_, Opcode::Discard) => {
+                // Both end the invocation, as oxir's `discard` terminator does; SPIR-V 1.6
+                // deprecates OpKill for OpTerminateInvocation.
+                if self.options.target_env.spirv_version() >= (1, 6) {
+                    self.op(Op::TerminateInvocation, None, None, vec![])?;
+                } else {
+                    self.op(Op::Kill, None, None, vec![])?;
+                }
             }
             (_, Opcode::Unreachable) => {
                 self.op(Op::Unreachable, None, None, vec![])?;

@@ -148,6 +148,26 @@ impl Writer<'_> {
                     self.op(Op::CopyObject, rt, rid, vec![Operand::IdRef(acc)])?;
                 }
             }
+            Dpdx | Dpdy | Fwidth => {
+                let o = match op {
+                    Dpdx => Op::DPdx,
+                    Dpdy => Op::DPdy,
+                    _ => Op::Fwidth,
+                };
+                simple(self, o)?;
+            }
+            DpdxCoarse | DpdyCoarse | FwidthCoarse | DpdxFine | DpdyFine | FwidthFine => {
+                self.cap(Capability::DerivativeControl);
+                let o = match op {
+                    DpdxCoarse => Op::DPdxCoarse,
+                    DpdyCoarse => Op::DPdyCoarse,
+                    FwidthCoarse => Op::FwidthCoarse,
+                    DpdxFine => Op::DPdxFine,
+                    DpdyFine => Op::DPdyFine,
+                    _ => Op::FwidthFine,
+                };
+                simple(self, o)?;
+            }
             OuterProduct => {
                 simple(self, Op::OuterProduct)?;
             }

@@ -24,7 +24,7 @@ impl Writer<'_> {
                 }
                 let (space, pointee) = self.pointer_space(f, args[0])?;
                 let lay = space_lay(space);
-                let lt = self.type_lay(pointee, lay)?;
+                let lt = self.memory_type(f, args[0], pointee, lay)?;
                 if lay == Lay::None
                     || !matches!(
                         self.tdata(pointee),
@@ -42,7 +42,9 @@ impl Writer<'_> {
             }
             Store => {
                 let (space, pointee) = self.pointer_space(f, args[0])?;
-                let v = self.relayout(a[1], pointee, Lay::None, space_lay(space), None)?;
+                let lay = space_lay(space);
+                let st = self.memory_type(f, args[0], pointee, lay)?;
+                let v = self.relayout_as(a[1], pointee, Lay::None, lay, Some(st), None)?;
                 self.op(Op::Store, None, None, Self::ids(&[a[0], v]))?;
             }
             Access => {
@@ -126,20 +128,12 @@ impl Writer<'_> {
             WorkgroupBarrier => self.barrier(spirv::Scope::Workgroup, 0x8 | 0x100)?,
             StorageBarrier => self.barrier(spirv::Scope::Device, 0x8 | 0x40)?,
             ThreadId | WorkgroupId | DispatchId | LocalInvocationIndex | NumWorkgroups
-            | SubgroupInvocationId | SubgroupSize => {
-                let bi = match op {
-                    ThreadId => BuiltIn::LocalInvocationId,
-                    WorkgroupId => BuiltIn::WorkgroupId,
-                    DispatchId => BuiltIn::GlobalInvocationId,
-                    LocalInvocationIndex => BuiltIn::LocalInvocationIndex,
-                    NumWorkgroups => BuiltIn::NumWorkgroups,
-                    SubgroupInvocationId => BuiltIn::SubgroupLocalInvocationId,
-                    _ => BuiltIn::SubgroupSize,
-                };
-                self.load_builtin(bi, rty_o.unwrap(), rid)?;
+            | SubgroupInvocationId | SubgroupSize | FragCoord | FrontFacing | SampleIndex
+            | PrimitiveId | VertexIndex | InstanceIndex | BaseInstance => {
+                let (_, bi) = interface::register_builtin(op).ok_or("special register")?;
+                self.load_builtin(bi, rty_o.ok_or("register without type")?, rid)?;
             }
             WorkgroupSize | DispatchSize => {
-                let u = self.b.type_int(32, 0);
                 let parts: Vec<Word> = c
                     .workgroup_size
                     .iter()
@@ -149,7 +143,6 @@ impl Writer<'_> {
                 if op == WorkgroupSize {
                     self.op(Op::CopyObject, rt, rid, vec![Operand::IdRef(size)])?;
                 } else {
-                    let _ = u;
                     let n = self.load_builtin(BuiltIn::NumWorkgroups, rty_o.unwrap(), None)?;
                     self.op(Op::IMul, rt, rid, Self::ids(&[n, size]))?;
                 }
@@ -193,6 +186,30 @@ impl Writer<'_> {
         to: Lay,
         result: Option<Word>,
     ) -> R<Word> {
+        self.relayout_as(value, ty, from, to, None, result)
+    }
+
+    /// The SPIR-V type of the memory `ptr` (of oxir pointee `pointee`) points to: a whole
+    /// buffer global's own `Block` struct, or the type in the space's layout.
+    fn memory_type(&mut self, f: &Function, ptr: Value, pointee: Type, lay: Lay) -> R<Word> {
+        if let ValueDef::Global(g) = f.dfg.value_def(f.resolve(ptr)) {
+            if let Some(t) = self.globals[&g].block_ty {
+                return Ok(t);
+            }
+        }
+        self.type_lay(pointee, lay)
+    }
+
+    /// [`Writer::relayout`] into the SPIR-V type `to_ty` when given (a buffer's `Block`).
+    pub(super) fn relayout_as(
+        &mut self,
+        value: Word,
+        ty: Type,
+        from: Lay,
+        to: Lay,
+        to_ty: Option<Word>,
+        result: Option<Word>,
+    ) -> R<Word> {
         let differs =
             from != to && matches!(self.tdata(ty), TypeData::Array { .. } | TypeData::Struct(_));
         if !differs {
@@ -209,7 +226,10 @@ impl Writer<'_> {
                 None => Ok(value),
             };
         }
-        let to_ty = self.type_lay(ty, to)?;
+        let to_ty = match to_ty {
+            Some(t) => t,
+            None => self.type_lay(ty, to)?,
+        };
         if self.options.target_env.spirv_version() >= (1, 4) {
             return self.op(
                 Op::CopyLogical,

@@ -21,7 +21,7 @@ mod memory;
 mod types;
 
 use instructions::Operands;
-pub(crate) use interface::compute_builtin;
+pub(crate) use interface::{input_builtin, output_builtin, register_builtin};
 pub(crate) use memory::array_length_base;
 
 use crate::{opcode_support, Options, Support, TargetEnv};
@@ -82,6 +82,9 @@ struct GlobalVar {
     id: Word,
     /// A buffer whose type is not a struct: wrapped in a `Block` struct of one member.
     wrapped: bool,
+    /// The variable's struct type when it is a buffer's own (fresh) `Block` struct: loads
+    /// and stores of the whole global use it.
+    block_ty: Option<Word>,
 }
 
 struct Writer<'a> {
@@ -89,11 +92,15 @@ struct Writer<'a> {
     options: &'a Options,
     b: Builder,
     caps: BTreeSet<u32>,
+    exts: BTreeSet<&'static str>,
     types: HashMap<(Type, Lay), Word>,
     consts: HashMap<Const, Word>,
     u32_consts: HashMap<u32, Word>,
     globals: HashMap<Global, GlobalVar>,
-    builtins: HashMap<(BuiltIn, Type), Word>,
+    /// Built-in input variables by (built-in, type, read by a fragment entry point).
+    builtins: HashMap<(BuiltIn, Type, bool), Word>,
+    /// The entry point being written is a fragment shader.
+    fragment: bool,
     glsl: Option<Word>,
     // Per function:
     values: HashMap<Value, Word>,
@@ -102,11 +109,17 @@ struct Writer<'a> {
     interface: Vec<Word>,
     cont_values: HashMap<Block, Vec<Word>>,
     temps: HashMap<Inst, Word>,
+    /// The output variables of the entry point being written, one per result.
+    outputs: Vec<interface::OutputVar>,
 }
 
 impl<'a> Writer<'a> {
     fn cap(&mut self, c: Capability) {
         self.caps.insert(c as u32);
+    }
+
+    fn extension(&mut self, name: &'static str) {
+        self.exts.insert(name);
     }
 
     fn tdata(&self, ty: Type) -> &'a TypeData {
@@ -154,7 +167,13 @@ impl<'a> Writer<'a> {
             .map_err(|e| e.to_string())?;
         if matches!(
             opcode,
-            Op::Branch | Op::BranchConditional | Op::Switch | Op::Return | Op::Unreachable
+            Op::Branch
+                | Op::BranchConditional
+                | Op::Switch
+                | Op::Return
+                | Op::Unreachable
+                | Op::Kill
+                | Op::TerminateInvocation
         ) {
             self.b.select_block(None).map_err(|e| e.to_string())?;
         }
@@ -222,11 +241,13 @@ pub(crate) fn write(module: &Module, options: &Options) -> R<Vec<u32>> {
         options,
         b: Builder::new(),
         caps: BTreeSet::new(),
+        exts: BTreeSet::new(),
         types: HashMap::new(),
         consts: HashMap::new(),
         u32_consts: HashMap::new(),
         globals: HashMap::new(),
         builtins: HashMap::new(),
+        fragment: false,
         glsl: None,
         values: HashMap::new(),
         labels: HashMap::new(),
@@ -234,6 +255,7 @@ pub(crate) fn write(module: &Module, options: &Options) -> R<Vec<u32>> {
         interface: Vec::new(),
         cont_values: HashMap::new(),
         temps: HashMap::new(),
+        outputs: Vec::new(),
     };
     let (major, minor) = options.target_env.spirv_version();
     w.b.set_version(major, minor);
@@ -245,7 +267,7 @@ pub(crate) fn write(module: &Module, options: &Options) -> R<Vec<u32>> {
         .values()
         .any(|g| matches!(g.space, AddressSpace::Storage(_)));
     if uses_storage && options.target_env == TargetEnv::Vulkan1_0 {
-        w.b.extension("SPV_KHR_storage_buffer_storage_class");
+        w.extension("SPV_KHR_storage_buffer_storage_class");
     }
     for func in module.functions.values() {
         w.write_function(func)?;
@@ -253,6 +275,9 @@ pub(crate) fn write(module: &Module, options: &Options) -> R<Vec<u32>> {
     for c in w.caps.clone() {
         let cap: Capability = Capability::from_u32(c).ok_or("capability")?;
         w.b.capability(cap);
+    }
+    for e in w.exts.clone() {
+        w.b.extension(e);
     }
     use rspirv::binary::Assemble;
     Ok(w.b.module().assemble())

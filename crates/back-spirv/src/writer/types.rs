@@ -288,7 +288,15 @@ impl Writer<'_> {
             if let AddressSpace::Storage(oxir_ir::StorageAccess::Read) = data.space {
                 self.b.decorate(id, Decoration::NonWritable, []);
             }
-            self.globals.insert(g, GlobalVar { id, wrapped });
+            let block_ty = (is_buffer && !wrapped).then_some(var_ty);
+            self.globals.insert(
+                g,
+                GlobalVar {
+                    id,
+                    wrapped,
+                    block_ty,
+                },
+            );
         }
         Ok(())
     }

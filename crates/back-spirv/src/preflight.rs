@@ -56,9 +56,7 @@ pub fn opcode_support(op: Opcode) -> Support {
         | PrimitiveId => Written,
         TextureSample | TextureSampleBias | TextureSampleLevel | TextureSampleGrad
         | TextureSampleCompare | TextureLoad | TextureStore | TextureDimensions
-        | TextureNumLevels | TextureNumLayers | TextureNumSamples => {
-            Refused("textures and samplers")
-        }
+        | TextureNumLevels | TextureNumLayers | TextureNumSamples => Written,
         Dpdx | Dpdy | Fwidth | DpdxCoarse | DpdyCoarse | FwidthCoarse | DpdxFine | DpdyFine
         | FwidthFine => Written,
         Call => Refused("calls that survive inlining"),
@@ -167,7 +165,12 @@ impl Checker<'_> {
             }
             TypeData::Texture { .. }
             | TypeData::StorageTexture { .. }
-            | TypeData::Sampler { .. } => Err(format!("images and samplers ({})", name())),
+            | TypeData::Sampler { .. } => {
+                if in_buffer {
+                    return Err(format!("images and samplers in buffer memory ({})", name()));
+                }
+                Ok(())
+            }
             TypeData::Opaque(_) => Err(format!("opaque types ({})", name())),
         }
     }
@@ -285,6 +288,13 @@ impl Checker<'_> {
                 let ty = func.dfg.value_type(param);
                 if matches!(self.module.types.get(ty), TypeData::Pointer { .. }) {
                     return Err("pointer-typed block parameters (variable pointers)".into());
+                }
+                if self.module.types.get(ty).is_resource()
+                    && block != func.entry_block().unwrap_or(block)
+                {
+                    return Err(
+                        "image- or sampler-typed block parameters (OpPhi of a handle)".into(),
+                    );
                 }
                 self.check_type(ty, false)?;
             }
@@ -430,11 +440,8 @@ fn is_buffer(space: AddressSpace) -> bool {
     )
 }
 
-fn check_space(space: AddressSpace) -> Result<(), String> {
-    match space {
-        AddressSpace::Handle => Err("images and samplers (handle space)".into()),
-        _ => Ok(()),
-    }
+fn check_space(_space: AddressSpace) -> Result<(), String> {
+    Ok(())
 }
 
 /// Refuses (with the reason) everything the writer cannot express for `options`.

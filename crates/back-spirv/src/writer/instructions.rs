@@ -60,7 +60,7 @@ impl Writer<'_> {
             s0,
             workgroup_size: wg,
         };
-        if self.arith(f, &c)? || self.math(f, &c)? || self.memory(f, &c)? {
+        if self.arith(f, &c)? || self.math(f, &c)? || self.memory(f, &c)? || self.image(f, &c)? {
             return Ok(());
         }
         Err(format!("op `{op}`"))

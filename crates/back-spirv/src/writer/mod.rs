@@ -3,6 +3,7 @@
 //!
 //! - [`types`]: types with layout decorations, constants, global variables.
 //! - [`interface`]: entry-point interfaces (built-in and location variables).
+//! - [`images`]: image and sampler types, sampling, fetches, stores and queries.
 //! - [`functions`]: functions, structured control flow, block parameters as `OpPhi`.
 //! - [`instructions`]: the per-instruction dispatch and conversions; [`arith`], [`math`]
 //!   and [`memory`] write the ops of their concern.
@@ -14,6 +15,7 @@
 
 mod arith;
 mod functions;
+mod images;
 mod instructions;
 mod interface;
 mod math;

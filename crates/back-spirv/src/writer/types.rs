@@ -79,6 +79,9 @@ impl Writer<'_> {
                 let p = self.type_lay(*pointee, space_lay(*space))?;
                 self.b.type_pointer(None, storage_class(*space), p)
             }
+            TypeData::Texture { .. }
+            | TypeData::StorageTexture { .. }
+            | TypeData::Sampler { .. } => self.image_type(ty)?,
             other => return Err(format!("type {other:?}")),
         };
         self.types.insert((ty, lay), id);
@@ -287,6 +290,17 @@ impl Writer<'_> {
             }
             if let AddressSpace::Storage(oxir_ir::StorageAccess::Read) = data.space {
                 self.b.decorate(id, Decoration::NonWritable, []);
+            }
+            if let TypeData::StorageTexture { access, .. } = self.tdata(data.ty) {
+                match access {
+                    oxir_ir::StorageAccess::Read => {
+                        self.b.decorate(id, Decoration::NonWritable, []);
+                    }
+                    oxir_ir::StorageAccess::Write => {
+                        self.b.decorate(id, Decoration::NonReadable, []);
+                    }
+                    oxir_ir::StorageAccess::ReadWrite => {}
+                }
             }
             let block_ty = (is_buffer && !wrapped).then_some(var_ty);
             self.globals.insert(

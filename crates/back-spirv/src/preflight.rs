@@ -99,6 +99,21 @@ fn float32_only(op: Opcode) -> bool {
     )
 }
 
+fn is_derivative(op: Opcode) -> bool {
+    use Opcode::*;
+    matches!(
+        op,
+        Dpdx | Dpdy
+            | Fwidth
+            | DpdxCoarse
+            | DpdyCoarse
+            | FwidthCoarse
+            | DpdxFine
+            | DpdyFine
+            | FwidthFine
+    )
+}
+
 /// Ops only compute kernels may use (barriers and workgroup-scope operations).
 fn is_kernel_only(op: Opcode) -> bool {
     matches!(
@@ -322,7 +337,15 @@ impl Checker<'_> {
                     .and_then(|t| t.scalar_or_vector_elem())
                     .map(|p| p.0);
                 if float32_only(op) && scalar0.is_some_and(|s| s.bits == 64) {
-                    return Err(format!("`{op}` on 64-bit floats"));
+                    return Err(format!(
+                        "`{op}` on 64-bit floats (GLSL.std.450 has 16- and 32-bit forms only)"
+                    ));
+                }
+                if is_derivative(op) && scalar0.is_some_and(|s| s.bits != 32) {
+                    return Err(format!(
+                        "`{op}` on {}-bit floats (SPIR-V derivatives are 32-bit only)",
+                        scalar0.map_or(0, |s| s.bits)
+                    ));
                 }
                 if int32_only(op) && scalar0.is_some_and(|s| s.bits != 32) {
                     return Err(format!("`{op}` on integers other than 32-bit"));
@@ -473,7 +496,10 @@ pub fn preflight(module: &Module, options: &Options) -> Result<(), String> {
     }) {
         return Err("a module without entry points".into());
     }
-    for func in module.functions.values() {
+    // Entry points first: a call that survived inlining is reported at the call.
+    let mut functions: Vec<&Function> = module.functions.values().collect();
+    functions.sort_by_key(|f| matches!(f.kind, FunctionKind::Callable | FunctionKind::External));
+    for func in functions {
         checker.check_function(func)?;
     }
     Ok(())

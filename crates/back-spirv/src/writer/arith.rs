@@ -220,41 +220,17 @@ impl Writer<'_> {
                 self.op(Op::ISub, rt, rid, Self::ids(&[k, msb]))?;
             }
             CountTrailingZeros => {
-                let lsb = self.ext(rt_, None, GLOp::FindILsb, &a)?;
-                let ut = self
-                    .m
-                    .types
-                    .iter()
-                    .find(|(_, t)| match t {
-                        TypeData::Scalar(s) => *s == Scalar::U32 && self.lanes(aty(0)) == 1,
-                        TypeData::Vector { elem, len } => {
-                            *elem == Scalar::U32 && *len == self.lanes(aty(0))
-                        }
-                        _ => false,
-                    })
-                    .map(|(t, _)| t);
-                let k32 = 32u64;
-                match (signed, ut) {
-                    (false, _) => {
-                        let k = self.const_splat(aty(0), k32)?;
-                        self.ext(rt_, rid, GLOp::UMin, &[lsb, k])?;
-                    }
-                    (true, Some(ut)) => {
-                        let utid = self.ty(ut)?;
-                        let u =
-                            self.op(Op::Bitcast, Some(utid), None, vec![Operand::IdRef(lsb)])?;
-                        let k = self.const_splat(ut, k32)?;
-                        let m = self.ext(utid, None, GLOp::UMin, &[u, k])?;
-                        self.op(Op::Bitcast, rt, rid, vec![Operand::IdRef(m)])?;
-                    }
-                    (true, None) => {
-                        // FindILsb is -1 only for 0: select 32 there.
-                        let bt = self.bool_like(aty(0))?;
-                        let neg = self.const_splat(aty(0), u64::MAX)?;
-                        let k = self.const_splat(aty(0), k32)?;
-                        let z = self.op(Op::IEqual, Some(bt), None, Self::ids(&[lsb, neg]))?;
-                        self.op(Op::Select, rt, rid, Self::ids(&[z, k, lsb]))?;
-                    }
+                // FindILsb gives -1 (all ones) for 0: an unsigned min with 32 makes it 32.
+                let lsb = self.ext(rt_, None, GLOp::FindILsb, a)?;
+                let n = self.lanes(aty(0));
+                let ut = self.lanes_type(Scalar::U32, n)?;
+                let k = self.const_lanes(Scalar::U32, n, 32)?;
+                if signed {
+                    let u = self.op(Op::Bitcast, Some(ut), None, vec![Operand::IdRef(lsb)])?;
+                    let m = self.ext(ut, None, GLOp::UMin, &[u, k])?;
+                    self.op(Op::Bitcast, rt, rid, vec![Operand::IdRef(m)])?;
+                } else {
+                    self.ext(rt_, rid, GLOp::UMin, &[lsb, k])?;
                 }
             }
             ExtractBits | InsertBits => {

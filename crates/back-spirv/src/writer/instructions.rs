@@ -77,25 +77,6 @@ impl Writer<'_> {
         })
     }
 
-    pub(super) fn uint_like(&self, ty: Type) -> R<Type> {
-        let s = self.scalar_of(ty)?;
-        let n = self.lanes(ty);
-        let want = Scalar {
-            kind: ScalarKind::Uint,
-            bits: s.bits,
-        };
-        self.m
-            .types
-            .iter()
-            .find(|(_, t)| match t {
-                TypeData::Scalar(x) => n == 1 && *x == want,
-                TypeData::Vector { elem, len } => *elem == want && *len == n,
-                _ => false,
-            })
-            .map(|(t, _)| t)
-            .ok_or_else(|| "no matching unsigned type in the module".into())
-    }
-
     pub(super) fn convert(&mut self, from: Type, to: Type, v: Word, rid: Option<Word>) -> R<()> {
         let fs = self.scalar_of(from)?;
         let ts = self.scalar_of(to)?;

@@ -82,16 +82,18 @@ impl Writer<'_> {
                 self.ext(rt_, rid, GLOp::NClamp, &[a[0], z, o])?;
             }
             CopySign => {
-                let bits = u64::from(s0.unwrap().bits);
-                let ut = self.uint_like(aty(0))?;
-                let utid = self.ty(ut)?;
+                let s = s0.ok_or("copysign of a non-float")?;
+                let bits = u64::from(s.bits);
+                let us = Scalar {
+                    kind: ScalarKind::Uint,
+                    bits: s.bits,
+                };
+                let n = self.lanes(aty(0));
+                let utid = self.lanes_type(us, n)?;
                 let x = self.op(Op::Bitcast, Some(utid), None, vec![Operand::IdRef(a[0])])?;
                 let y = self.op(Op::Bitcast, Some(utid), None, vec![Operand::IdRef(a[1])])?;
-                let sign = self.const_splat(ut, 1u64 << (bits - 1))?;
-                let rest = self.const_splat(
-                    ut,
-                    (1u64 << (bits - 1)) - 1 | if bits == 64 { 0 } else { 0 },
-                )?;
+                let sign = self.const_lanes(us, n, 1u64 << (bits - 1))?;
+                let rest = self.const_lanes(us, n, (1u64 << (bits - 1)) - 1)?;
                 let x = self.op(Op::BitwiseAnd, Some(utid), None, Self::ids(&[x, rest]))?;
                 let y = self.op(Op::BitwiseAnd, Some(utid), None, Self::ids(&[y, sign]))?;
                 let r = self.op(Op::BitwiseOr, Some(utid), None, Self::ids(&[x, y]))?;

@@ -168,6 +168,23 @@ impl Writer<'_> {
     /// A constant of scalar/vector type `ty` with every lane `bits`.
     pub(super) fn const_splat(&mut self, ty: Type, bits: u64) -> R<Word> {
         let s = self.scalar_of(ty)?;
+        let n = self.lanes(ty);
+        self.const_lanes(s, n, bits)
+    }
+
+    /// The SPIR-V type of `n` lanes of `s` (a scalar when `n` is 1); for types the oxir
+    /// module need not contain.
+    pub(super) fn lanes_type(&mut self, s: Scalar, n: u8) -> R<Word> {
+        let st = self.scalar_type(s)?;
+        Ok(if n == 1 {
+            st
+        } else {
+            self.b.type_vector(st, u32::from(n))
+        })
+    }
+
+    /// A constant of `n` lanes of `s`, every lane `bits`.
+    pub(super) fn const_lanes(&mut self, s: Scalar, n: u8, bits: u64) -> R<Word> {
         let st = self.scalar_type(s)?;
         let scalar = match s.kind {
             ScalarKind::Bool => {
@@ -180,11 +197,10 @@ impl Writer<'_> {
             _ if s.bits == 64 => self.b.constant_bit64(st, bits),
             _ => self.b.constant_bit32(st, bits as u32),
         };
-        let n = self.lanes(ty);
         if n == 1 {
             return Ok(scalar);
         }
-        let t = self.ty(ty)?;
+        let t = self.lanes_type(s, n)?;
         Ok(self
             .b
             .constant_composite(t, std::iter::repeat_n(scalar, usize::from(n))))

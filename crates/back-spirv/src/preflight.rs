@@ -377,11 +377,11 @@ impl Checker<'_> {
                 }
                 match op {
                     Opcode::Select => {
-                        if !matches!(
-                            arg_ty(1),
-                            Some(TypeData::Scalar(_) | TypeData::Vector { .. })
-                        ) {
-                            return Err("`select` of composites or pointers".into());
+                        if matches!(arg_ty(1), Some(TypeData::Pointer { .. })) {
+                            return Err("`select` of pointers (variable pointers)".into());
+                        }
+                        if arg_ty(1).is_some_and(|t| t.is_resource()) {
+                            return Err("`select` of images or samplers".into());
                         }
                     }
                     Opcode::CondBr if !prepares.contains(&block) => {

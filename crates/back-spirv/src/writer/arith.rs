@@ -124,22 +124,7 @@ impl Writer<'_> {
                 self.ext(rt_, rid, mn, &[lo, a[2]])?;
             }
             Select => {
-                let mut c = a[0];
-                let lanes = self.lanes(aty(1));
-                if self.lanes(aty(0)) == 1
-                    && lanes > 1
-                    && self.options.target_env.spirv_version() < (1, 4)
-                {
-                    let bt = self.b.type_bool();
-                    let bv = self.b.type_vector(bt, u32::from(lanes));
-                    c = self.op(
-                        Op::CompositeConstruct,
-                        Some(bv),
-                        None,
-                        Self::ids(&vec![c; usize::from(lanes)]),
-                    )?;
-                }
-                self.op(Op::Select, rt, rid, Self::ids(&[c, a[1], a[2]]))?;
+                self.select(a[0], aty(0), a[1], a[2], aty(1), rid)?;
             }
             And => {
                 simple(
@@ -294,5 +279,117 @@ impl Writer<'_> {
             _ => return Ok(false),
         }
         Ok(true)
+    }
+
+    /// `select cond, x, y` of type `ty`. Scalars and vectors are one `OpSelect` (a scalar
+    /// condition is splat to the lanes below SPIR-V 1.4). Matrices, arrays and structs are
+    /// one `OpSelect` from SPIR-V 1.4 on, and below it a select per member, rebuilt with
+    /// `OpCompositeConstruct`.
+    fn select(
+        &mut self,
+        cond: Word,
+        cond_ty: Type,
+        x: Word,
+        y: Word,
+        ty: Type,
+        rid: Option<Word>,
+    ) -> R<Word> {
+        let modern = self.options.target_env.spirv_version() >= (1, 4);
+        let t = self.ty(ty)?;
+        let parts: Vec<Word> = match *self.tdata(ty) {
+            TypeData::Scalar(_) => {
+                return self.op(Op::Select, Some(t), rid, Self::ids(&[cond, x, y]))
+            }
+            TypeData::Vector { len, .. } => {
+                let mut c = cond;
+                if self.lanes(cond_ty) == 1 && !modern {
+                    let bt = self.b.type_bool();
+                    let bv = self.b.type_vector(bt, u32::from(len));
+                    c = self.op(
+                        Op::CompositeConstruct,
+                        Some(bv),
+                        None,
+                        Self::ids(&vec![c; usize::from(len)]),
+                    )?;
+                }
+                return self.op(Op::Select, Some(t), rid, Self::ids(&[c, x, y]));
+            }
+            _ if modern => return self.op(Op::Select, Some(t), rid, Self::ids(&[cond, x, y])),
+            TypeData::Matrix {
+                elem,
+                columns,
+                rows,
+            } => {
+                let col = self.lanes_type(elem, rows)?;
+                let mut parts = Vec::new();
+                for i in 0..u32::from(columns) {
+                    let xs = self.op(
+                        Op::CompositeExtract,
+                        Some(col),
+                        None,
+                        vec![Operand::IdRef(x), Operand::LiteralBit32(i)],
+                    )?;
+                    let ys = self.op(
+                        Op::CompositeExtract,
+                        Some(col),
+                        None,
+                        vec![Operand::IdRef(y), Operand::LiteralBit32(i)],
+                    )?;
+                    let bt = self.b.type_bool();
+                    let bv = self.b.type_vector(bt, u32::from(rows));
+                    let c = self.op(
+                        Op::CompositeConstruct,
+                        Some(bv),
+                        None,
+                        Self::ids(&vec![cond; usize::from(rows)]),
+                    )?;
+                    parts.push(self.op(Op::Select, Some(col), None, Self::ids(&[c, xs, ys]))?);
+                }
+                parts
+            }
+            TypeData::Array { elem, len } => {
+                let et = self.ty(elem)?;
+                let mut parts = Vec::new();
+                for i in 0..len {
+                    let xs = self.op(
+                        Op::CompositeExtract,
+                        Some(et),
+                        None,
+                        vec![Operand::IdRef(x), Operand::LiteralBit32(i)],
+                    )?;
+                    let ys = self.op(
+                        Op::CompositeExtract,
+                        Some(et),
+                        None,
+                        vec![Operand::IdRef(y), Operand::LiteralBit32(i)],
+                    )?;
+                    parts.push(self.select(cond, cond_ty, xs, ys, elem, None)?);
+                }
+                parts
+            }
+            TypeData::Struct(ref st) => {
+                let members: Vec<Type> = st.members.iter().map(|m| m.ty).collect();
+                let mut parts = Vec::new();
+                for (i, m) in members.into_iter().enumerate() {
+                    let mt = self.ty(m)?;
+                    let xs = self.op(
+                        Op::CompositeExtract,
+                        Some(mt),
+                        None,
+                        vec![Operand::IdRef(x), Operand::LiteralBit32(i as u32)],
+                    )?;
+                    let ys = self.op(
+                        Op::CompositeExtract,
+                        Some(mt),
+                        None,
+                        vec![Operand::IdRef(y), Operand::LiteralBit32(i as u32)],
+                    )?;
+                    parts.push(self.select(cond, cond_ty, xs, ys, m, None)?);
+                }
+                parts
+            }
+            _ => return Err(format!("`select` of {}", self.m.types.display(ty))),
+        };
+        self.op(Op::CompositeConstruct, Some(t), rid, Self::ids(&parts))
     }
 }

@@ -149,15 +149,6 @@ impl Checker<'_> {
             TypeData::Scalar(s)
             | TypeData::Vector { elem: s, .. }
             | TypeData::Matrix { elem: s, .. } => {
-                if s.kind != ScalarKind::Bool && s.bits == 8 {
-                    return Err(format!("8-bit types ({})", name()));
-                }
-                if s.bits == 16 && (s.kind != ScalarKind::Float || in_buffer) {
-                    return Err(format!(
-                        "16-bit integers and 16-bit types in buffers ({})",
-                        name()
-                    ));
-                }
                 if s.kind == ScalarKind::Bool && in_buffer {
                     return Err(format!("bool in buffer memory ({})", name()));
                 }

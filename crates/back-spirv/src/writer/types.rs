@@ -14,10 +14,12 @@ impl Writer<'_> {
         Ok(match s.kind {
             ScalarKind::Bool => self.b.type_bool(),
             ScalarKind::Sint | ScalarKind::Uint => {
-                if s.bits == 64 {
-                    self.cap(Capability::Int64);
-                } else if s.bits != 32 {
-                    return Err(format!("{}-bit integers", s.bits));
+                match s.bits {
+                    8 => self.cap(Capability::Int8),
+                    16 => self.cap(Capability::Int16),
+                    32 => {}
+                    64 => self.cap(Capability::Int64),
+                    _ => return Err(format!("{}-bit integers", s.bits)),
                 }
                 self.b
                     .type_int(u32::from(s.bits), u32::from(s.kind == ScalarKind::Sint))
@@ -195,6 +197,17 @@ impl Writer<'_> {
                 }
             }
             _ if s.bits == 64 => self.b.constant_bit64(st, bits),
+            // Narrow signed literals are sign-extended to the word, unsigned and float
+            // ones zero-extended.
+            ScalarKind::Sint if s.bits < 32 => {
+                let shift = 64 - u32::from(s.bits);
+                self.b
+                    .constant_bit32(st, (((bits << shift) as i64) >> shift) as u32)
+            }
+            _ if s.bits < 32 => {
+                let mask = (1u64 << s.bits) - 1;
+                self.b.constant_bit32(st, (bits & mask) as u32)
+            }
             _ => self.b.constant_bit32(st, bits as u32),
         };
         if n == 1 {
@@ -304,6 +317,9 @@ impl Writer<'_> {
                     [Operand::LiteralBit32(binding.binding)],
                 );
             }
+            if is_buffer {
+                self.narrow_storage(data.ty, data.space);
+            }
             if let AddressSpace::Storage(oxir_ir::StorageAccess::Read) = data.space {
                 self.b.decorate(id, Decoration::NonWritable, []);
             }
@@ -329,5 +345,51 @@ impl Writer<'_> {
             );
         }
         Ok(())
+    }
+}
+
+impl Writer<'_> {
+    /// The 8- and 16-bit widths `ty` holds, as (has 8-bit, has 16-bit).
+    fn narrow_widths(&self, ty: Type) -> (bool, bool) {
+        match self.tdata(ty) {
+            TypeData::Scalar(s)
+            | TypeData::Vector { elem: s, .. }
+            | TypeData::Matrix { elem: s, .. } => (s.bits == 8, s.bits == 16),
+            TypeData::Array { elem, .. } | TypeData::RuntimeArray { elem } => {
+                self.narrow_widths(*elem)
+            }
+            TypeData::Struct(st) => st.members.iter().fold((false, false), |acc, m| {
+                let w = self.narrow_widths(m.ty);
+                (acc.0 || w.0, acc.1 || w.1)
+            }),
+            _ => (false, false),
+        }
+    }
+
+    /// The storage capabilities (and, below the SPIR-V version that made them core, the
+    /// extensions) for 8- and 16-bit values in a buffer of `space`.
+    fn narrow_storage(&mut self, ty: Type, space: AddressSpace) {
+        let (w8, w16) = self.narrow_widths(ty);
+        let version = self.options.target_env.spirv_version();
+        if w8 {
+            self.cap(match space {
+                AddressSpace::Uniform => Capability::UniformAndStorageBuffer8BitAccess,
+                AddressSpace::PushConstant => Capability::StoragePushConstant8,
+                _ => Capability::StorageBuffer8BitAccess,
+            });
+            if version < (1, 5) {
+                self.extension("SPV_KHR_8bit_storage");
+            }
+        }
+        if w16 {
+            self.cap(match space {
+                AddressSpace::Uniform => Capability::UniformAndStorageBuffer16BitAccess,
+                AddressSpace::PushConstant => Capability::StoragePushConstant16,
+                _ => Capability::StorageBuffer16BitAccess,
+            });
+            if version < (1, 3) {
+                self.extension("SPV_KHR_16bit_storage");
+            }
+        }
     }
 }

@@ -561,6 +561,18 @@ fn text_instances() -> Vec<(String, String)> {
          block3:\n    return c9\n}\n"
             .to_string(),
     );
+    // A workgroup initializer in a module without a `u32` type (the zero-init prologue
+    // reads LocalInvocationIndex all the same).
+    add(
+        "workgroup initializer without u32",
+        "const c0: f32 = 1.5\nconst c1: i32 = 0\nglobal @w: workgroup f32 = c0\n\
+         global @f: storage(read_write) array<f32> binding(0, 0)\n\
+         kernel @main() workgroup_size(2, 1, 1) {\nblock0:\n\
+         \x20   v0: f32 = load @w\n\
+         \x20   v1: ptr<storage(read_write), f32> = access @f, c1\n\
+         \x20   store v1, v0\n    return\n}\n"
+            .to_string(),
+    );
     // Refused ops: nothing the writer can express.
     add("print", kernel(buffers, "    print \"{}\", c0\n"));
     add(

@@ -98,6 +98,7 @@ fn check_file(
     validate: bool,
     counts: &mut std::collections::BTreeMap<&'static str, Counts>,
     reasons: &mut std::collections::BTreeMap<String, u32>,
+    front_end: &mut std::collections::BTreeMap<String, u32>,
 ) -> Vec<String> {
     let mut failures = Vec::new();
     let list = match entry_points(path) {
@@ -108,8 +109,15 @@ fn check_file(
         let c = counts.entry(stage).or_default();
         let module = match module {
             Ok(m) => m,
-            Err(_) => {
+            Err(why) => {
                 c.not_lowered += 1;
+                // The reason without its position, so equal reasons group.
+                let why = why.lines().next().unwrap_or("").to_string();
+                let why = match why.find(" at byte offset") {
+                    Some(at) => why[..at].to_string(),
+                    None => why,
+                };
+                *front_end.entry(why).or_default() += 1;
                 continue;
             }
         };
@@ -157,6 +165,7 @@ fn report(
     what: &str,
     counts: &std::collections::BTreeMap<&'static str, Counts>,
     reasons: &std::collections::BTreeMap<String, u32>,
+    front_end: &std::collections::BTreeMap<String, u32>,
 ) {
     for (stage, c) in counts {
         println!(
@@ -166,6 +175,9 @@ fn report(
     }
     for (why, n) in reasons {
         println!("  unsupported: {why}: {n}");
+    }
+    for (why, n) in front_end {
+        println!("  front-end: {why}: {n}");
     }
 }
 
@@ -180,11 +192,17 @@ fn project_shaders_pass_spirv_val() {
     files.sort();
     files.push(root.join("examples/clamp_scale.wgsl"));
     let mut failures = Vec::new();
-    let (mut counts, mut reasons) = Default::default();
+    let (mut counts, mut reasons, mut front_end) = Default::default();
     for file in &files {
-        failures.extend(check_file(file, validate, &mut counts, &mut reasons));
+        failures.extend(check_file(
+            file,
+            validate,
+            &mut counts,
+            &mut reasons,
+            &mut front_end,
+        ));
     }
-    report("tests/shaders", &counts, &reasons);
+    report("tests/shaders", &counts, &reasons, &front_end);
     // Every project shader is written: nothing refused, nothing rejected.
     for (stage, c) in &counts {
         assert_eq!((c.refused, c.not_lowered), (0, 0), "{stage}: {reasons:?}");
@@ -261,7 +279,7 @@ fn corpus_shaders_pass_spirv_val_or_are_refused() {
     let mut files = Vec::new();
     walk(&corpus, &mut files);
     files.sort();
-    let (mut counts, mut reasons) = Default::default();
+    let (mut counts, mut reasons, mut front_end) = Default::default();
     let mut failures = Vec::new();
     let mut not_parsed = 0;
     for file in &files {
@@ -269,14 +287,20 @@ fn corpus_shaders_pass_spirv_val_or_are_refused() {
             not_parsed += 1;
             continue;
         }
-        failures.extend(check_file(file, validate, &mut counts, &mut reasons));
+        failures.extend(check_file(
+            file,
+            validate,
+            &mut counts,
+            &mut reasons,
+            &mut front_end,
+        ));
     }
     println!(
         "corpus: {} files ({not_parsed} not parsed by naga); spirv-val {}",
         files.len(),
         if validate { "checked" } else { "not run" }
     );
-    report("corpus", &counts, &reasons);
+    report("corpus", &counts, &reasons, &front_end);
     assert!(
         failures.is_empty(),
         "{} failures:\n{}",

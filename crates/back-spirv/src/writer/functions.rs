@@ -375,8 +375,20 @@ impl Writer<'_> {
             .types
             .iter()
             .find(|(_, t)| **t == TypeData::Scalar(Scalar::U32));
-        let u32_ty = u32_ty.map(|(t, _)| t).ok_or("no u32 type in module")?;
-        let index = self.load_builtin(BuiltIn::LocalInvocationIndex, u32_ty, None)?;
+        let index = match u32_ty {
+            Some((t, _)) => self.load_builtin(BuiltIn::LocalInvocationIndex, t, None)?,
+            None => {
+                // No oxir `u32` to key the shared variable by: a variable of its own.
+                let u = self.b.type_int(32, 0);
+                let var = self.io_variable(StorageClass::Input, u);
+                self.b.decorate(
+                    var,
+                    Decoration::BuiltIn,
+                    [Operand::BuiltIn(BuiltIn::LocalInvocationIndex)],
+                );
+                self.op(Op::Load, Some(u), None, vec![Operand::IdRef(var)])?
+            }
+        };
         let zero = self.const_u32(0);
         let bool_ty = self.b.type_bool();
         let is_first = self.op(Op::IEqual, Some(bool_ty), None, Self::ids(&[index, zero]))?;

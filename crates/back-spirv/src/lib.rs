@@ -1,6 +1,7 @@
 //! # oxir-spirv — the SPIR-V back-end
 //!
-//! Writes SPIR-V for compute kernels from structured oxir, using `rspirv`.
+//! Writes SPIR-V for compute, vertex and fragment entry points from structured oxir,
+//! using `rspirv`, for Vulkan 1.0–1.3 (SPIR-V 1.0, 1.3, 1.5, 1.6).
 //!
 //! - [`pipeline`]: the driver pipeline, as data: `normalize`, then the structuring tail
 //!   (`structurize`), then `mem2reg` on the structured form, so block parameters come out
@@ -8,16 +9,57 @@
 //!   and canonical break/continue targets.
 //! - [`preflight`]: refuses, before anything is emitted, every type, op or construct the
 //!   writer cannot express for the chosen target environment (`unsupported: ...`).
-//! - [`write_module`]: the writer. Loops put `OpLoopMerge` in the loop's prepare block
-//!   (the block the back edge from the update block targets), with the update block as the
-//!   continue target; `simple_loop` gets a synthetic continue block; `if` and `switch` get
-//!   `OpSelectionMerge`. Types carry explicit layouts (`std430` for storage buffers and push
-//!   constants, `std140` for uniform buffers) from `oxir_ir::data_layout`; memory in other
-//!   spaces uses undecorated types, and loads and stores of arrays and structs convert
-//!   between the two. Capabilities are enabled only when used. The same input gives the
-//!   same bytes.
+//! - [`write_module`]: the writer (module `writer`, one file per concern). The same input
+//!   gives the same bytes.
 //!
-//! Not yet: vertex and fragment entry points, images and samplers (refused).
+//! ## What is written
+//!
+//! - **Entry points**: `kernel` → `GLCompute` with `LocalSize`; `vertex` → `Vertex`;
+//!   `fragment` → `Fragment` with `OriginUpperLeft`, plus `DepthReplacing` when it has a
+//!   `frag_depth` result. Parameters and results become `Input` / `Output` variables:
+//!   locations with `Location` and, on vertex outputs and fragment inputs, `Flat` /
+//!   `NoPerspective` / `Centroid` / `Sample` from the interpolation (integer and 64-bit
+//!   fragment inputs, built-ins included, are always `Flat`); built-ins with `BuiltIn`
+//!   (compute ids, `VertexIndex`, `InstanceIndex`, `BaseInstance`, `BaseVertex`,
+//!   `FragCoord`, `FrontFacing`, `SampleId`, `SampleMask` as `array<u32, 1>`,
+//!   `PrimitiveId`, `Position`, `FragDepth`, subgroup ids). The `OpEntryPoint` interface
+//!   lists the `Input` / `Output` variables below SPIR-V 1.4 and every used global from
+//!   1.4 on. Struct-typed stage I/O arrives flattened by the front-end (one parameter or
+//!   result per member).
+//! - **Control flow**: `OpSelectionMerge` / `OpLoopMerge` from the structured constructs
+//!   (loop merge in the prepare block, the update block as continue target, a synthetic
+//!   continue block for `simple_loop`); `discard` → `OpKill`, or `OpTerminateInvocation`
+//!   from SPIR-V 1.6 (both end the invocation, as oxir's terminator does).
+//! - **Memory**: storage classes from address spaces; explicit layouts (`Offset`,
+//!   `ArrayStride`, `MatrixStride`, `ColMajor`, `Block`) from `oxir_ir::data_layout`
+//!   (`std430` storage / push constant, `std140` uniform); atomics with `Workgroup` or
+//!   `Device` scope; barriers; 8- and 16-bit values in buffers with the
+//!   `*8BitAccess` / `*16BitAccess` capabilities (and `SPV_KHR_8bit_storage` /
+//!   `SPV_KHR_16bit_storage` below SPIR-V 1.5 / 1.3).
+//! - **Images and samplers**: sampled, depth, multisampled and storage textures (1D, 2D,
+//!   3D, cube, arrays) and samplers as `UniformConstant` variables with `DescriptorSet` /
+//!   `Binding`; sampling (implicit LOD, bias, explicit LOD, gradients, depth compare at
+//!   level 0), fetches, storage reads and writes, size / level / layer / sample queries.
+//!   oxir has no gathers or texel offsets (the front-end refuses them).
+//! - **Arithmetic**: integer division and remainder with WGSL's rules; float → integer
+//!   conversion exactly as the interpreter (NaN → 0, saturating at both ends, truncating
+//!   otherwise); `select` of composites (`OpSelect` from SPIR-V 1.4, per member below);
+//!   derivatives (`DerivativeControl` for the coarse and fine forms).
+//! - **Capabilities and extensions** are declared only when something uses them.
+//!
+//! ## What is refused (exit 1, `unsupported: ...`)
+//!
+//! `print`, `assert`, `clock`; calls and callable functions that survive inlining;
+//! unstructured `switch_br` and `cond_br` outside loop headers; pointer-typed block
+//! parameters and `select` of pointers (variable pointers); block parameters and `select`
+//! of images or samplers; GLSL.std.450 transcendentals (`sin` … `pow`, `exp10`, `log10`,
+//! `degrees`, `radians`) on 64-bit floats; derivatives on other than 32-bit floats; bit
+//! counting and field ops on other than 32-bit integers; bool in buffer memory; 8- and
+//! 16-bit and bool values at stage locations; built-ins a stage cannot bind; stage-specific
+//! ops elsewhere (compute ids, barriers and workgroup memory outside kernels, derivatives,
+//! implicit-LOD samples and `discard` outside fragment shaders, vertex ids outside vertex
+//! shaders); subgroup ids under Vulkan 1.0; more than one push-constant global; a module
+//! without entry points.
 
 mod preflight;
 mod writer;

@@ -1,12 +1,14 @@
 //! The preflight: everything the writer cannot express is refused here, before anything is
 //! emitted. [`opcode_support`] is an exhaustive match over [`Opcode`], so a new op breaks
-//! the build until it is classified; the writer's own dispatch refuses exactly the ops this
-//! table refuses (a test feeds both every opcode).
+//! the build until it is classified; the per-instruction checks refine it by type, stage
+//! and target environment. `tests/op_sync.rs` keeps this and the writer in sync: every
+//! module the preflight accepts (generated per opcode from the op table's type rules) must
+//! be written and pass `spirv-val`, and every refused opcode must be refused by name.
 
 use crate::{Options, TargetEnv};
 use oxir_ir::function::FunctionKind;
 use oxir_ir::types::{AddressSpace, ScalarKind, TypeData};
-use oxir_ir::{Function, Module, Opcode, Payload, Type};
+use oxir_ir::{Function, Module, Opcode, Payload, StageBinding, Type};
 use std::collections::HashSet;
 
 /// Whether the writer handles an opcode.
@@ -53,21 +55,19 @@ pub fn opcode_support(op: Opcode) -> Support {
         ThreadId | WorkgroupId | DispatchId | LocalInvocationIndex | WorkgroupSize
         | NumWorkgroups | DispatchSize | SubgroupInvocationId | SubgroupSize => Written,
         FragCoord | FrontFacing | VertexIndex | InstanceIndex | BaseInstance | SampleIndex
-        | PrimitiveId => Refused("vertex and fragment built-ins"),
+        | PrimitiveId => Written,
         TextureSample | TextureSampleBias | TextureSampleLevel | TextureSampleGrad
         | TextureSampleCompare | TextureLoad | TextureStore | TextureDimensions
-        | TextureNumLevels | TextureNumLayers | TextureNumSamples => {
-            Refused("textures and samplers")
-        }
+        | TextureNumLevels | TextureNumLayers | TextureNumSamples => Written,
         Dpdx | Dpdy | Fwidth | DpdxCoarse | DpdyCoarse | FwidthCoarse | DpdxFine | DpdyFine
-        | FwidthFine => Refused("derivatives (fragment shaders)"),
+        | FwidthFine => Written,
         Call => Refused("calls that survive inlining"),
         Print => Refused("print"),
         Assert => Refused("assert"),
         Clock => Refused("clock"),
         Br | CondBr | Return | Unreachable => Written,
         SwitchBr => Refused("unstructured switch_br"),
-        Discard => Refused("discard (fragment shaders)"),
+        Discard => Written,
         If | Loop | SimpleLoop | Switch | Break | Continue => Written,
     }
 }
@@ -101,6 +101,29 @@ fn float32_only(op: Opcode) -> bool {
     )
 }
 
+fn is_derivative(op: Opcode) -> bool {
+    use Opcode::*;
+    matches!(
+        op,
+        Dpdx | Dpdy
+            | Fwidth
+            | DpdxCoarse
+            | DpdyCoarse
+            | FwidthCoarse
+            | DpdxFine
+            | DpdyFine
+            | FwidthFine
+    )
+}
+
+/// Ops only compute kernels may use (barriers and workgroup-scope operations).
+fn is_kernel_only(op: Opcode) -> bool {
+    matches!(
+        op,
+        Opcode::WorkgroupBarrier | Opcode::StorageBarrier | Opcode::WorkgroupUniformLoad
+    )
+}
+
 /// Ops whose lowering is written for 32-bit integers only.
 fn int32_only(op: Opcode) -> bool {
     use Opcode::*;
@@ -128,15 +151,6 @@ impl Checker<'_> {
             TypeData::Scalar(s)
             | TypeData::Vector { elem: s, .. }
             | TypeData::Matrix { elem: s, .. } => {
-                if s.kind != ScalarKind::Bool && s.bits == 8 {
-                    return Err(format!("8-bit types ({})", name()));
-                }
-                if s.bits == 16 && (s.kind != ScalarKind::Float || in_buffer) {
-                    return Err(format!(
-                        "16-bit integers and 16-bit types in buffers ({})",
-                        name()
-                    ));
-                }
                 if s.kind == ScalarKind::Bool && in_buffer {
                     return Err(format!("bool in buffer memory ({})", name()));
                 }
@@ -154,26 +168,60 @@ impl Checker<'_> {
             TypeData::Pointer { space, pointee } => {
                 let space = *space;
                 let pointee = *pointee;
-                check_space(space)?;
                 self.check_type(pointee, is_buffer(space))
             }
             TypeData::Texture { .. }
             | TypeData::StorageTexture { .. }
-            | TypeData::Sampler { .. } => Err(format!("images and samplers ({})", name())),
+            | TypeData::Sampler { .. } => {
+                if in_buffer {
+                    return Err(format!("images and samplers in buffer memory ({})", name()));
+                }
+                Ok(())
+            }
             TypeData::Opaque(_) => Err(format!("opaque types ({})", name())),
         }
     }
 
-    fn check_function(&mut self, func: &Function) -> Result<(), String> {
-        match func.kind {
-            FunctionKind::Kernel { .. } => {}
-            FunctionKind::Vertex | FunctionKind::Fragment => {
-                return Err(format!(
-                    "{} entry point `{}` (only compute kernels are written)",
-                    func.kind.keyword(),
-                    func.name
-                ))
+    /// A type at a location of the stage interface: numeric scalars, vectors, matrices
+    /// and arrays of them, 32- or 64-bit.
+    fn check_location_type(&mut self, ty: Type, what: &str) -> Result<(), String> {
+        let types = &self.module.types;
+        let ok = match types.try_get(ty).ok_or("invalid type")? {
+            TypeData::Scalar(s)
+            | TypeData::Vector { elem: s, .. }
+            | TypeData::Matrix { elem: s, .. } => {
+                if s.kind == ScalarKind::Bool {
+                    return Err(format!("bool {what} at a location"));
+                }
+                if s.bits < 32 {
+                    return Err(format!(
+                        "{}-bit {what} ({}) at a location",
+                        s.bits,
+                        types.display(ty)
+                    ));
+                }
+                true
             }
+            TypeData::Array { elem, .. } => {
+                let elem = *elem;
+                return self.check_location_type(elem, what);
+            }
+            _ => false,
+        };
+        if !ok {
+            return Err(format!(
+                "{what} of type {} at a location",
+                types.display(ty)
+            ));
+        }
+        self.check_type(ty, false)
+    }
+
+    fn check_function(&mut self, func: &Function) -> Result<(), String> {
+        let stage = match func.kind {
+            FunctionKind::Kernel { .. } => "kernel",
+            FunctionKind::Vertex => "vertex",
+            FunctionKind::Fragment => "fragment",
             FunctionKind::Callable | FunctionKind::External => {
                 return Err(format!(
                     "{} function `{}` that survives inlining",
@@ -181,31 +229,57 @@ impl Checker<'_> {
                     func.name
                 ))
             }
-        }
-        if !func.signature.returns.is_empty() {
+        };
+        let is_kernel = stage == "kernel";
+        if is_kernel && !func.signature.returns.is_empty() {
             return Err(format!("kernel `{}` with results", func.name));
         }
         for param in &func.signature.params {
-            let builtin = match param.binding {
-                Some(oxir_ir::StageBinding::Builtin(b)) => b,
+            match param.binding {
+                Some(StageBinding::Builtin(builtin)) => {
+                    if crate::writer::input_builtin(&func.kind, builtin).is_none() {
+                        return Err(format!(
+                            "built-in `{}` as an input of a {stage} entry point",
+                            builtin.name()
+                        ));
+                    }
+                    if matches!(
+                        builtin,
+                        oxir_ir::Builtin::SubgroupInvocationId | oxir_ir::Builtin::SubgroupSize
+                    ) && self.options.target_env == TargetEnv::Vulkan1_0
+                    {
+                        return Err("subgroup built-ins under vulkan1.0 (needs SPIR-V 1.3)".into());
+                    }
+                    self.check_type(param.ty, false)?;
+                }
+                Some(StageBinding::Location { .. }) if !is_kernel => {
+                    self.check_location_type(param.ty, "input")?;
+                }
                 _ => {
                     return Err(format!(
-                        "kernel `{}` parameter without a built-in",
-                        func.name
+                        "{stage} `{}` parameter without a built-in{}",
+                        func.name,
+                        if is_kernel { "" } else { " or location" }
                     ))
                 }
-            };
-            if crate::writer::compute_builtin(builtin).is_none() {
-                return Err(format!("built-in `{}` in a compute kernel", builtin.name()));
             }
-            if matches!(
-                builtin,
-                oxir_ir::Builtin::SubgroupInvocationId | oxir_ir::Builtin::SubgroupSize
-            ) && self.options.target_env == TargetEnv::Vulkan1_0
-            {
-                return Err("subgroup built-ins under vulkan1.0 (needs SPIR-V 1.3)".into());
+        }
+        for result in &func.signature.returns {
+            match result.binding {
+                Some(StageBinding::Builtin(builtin)) => {
+                    if crate::writer::output_builtin(&func.kind, builtin).is_none() {
+                        return Err(format!(
+                            "built-in `{}` as an output of a {stage} entry point",
+                            builtin.name()
+                        ));
+                    }
+                    self.check_type(result.ty, false)?;
+                }
+                Some(StageBinding::Location { .. }) => {
+                    self.check_location_type(result.ty, "output")?;
+                }
+                None => return Err(format!("{stage} `{}` result without a binding", func.name)),
             }
-            self.check_type(param.ty, false)?;
         }
         // Loop prepare blocks: the only blocks that may end in cond_br.
         let mut prepares = HashSet::new();
@@ -221,6 +295,13 @@ impl Checker<'_> {
                 let ty = func.dfg.value_type(param);
                 if matches!(self.module.types.get(ty), TypeData::Pointer { .. }) {
                     return Err("pointer-typed block parameters (variable pointers)".into());
+                }
+                if self.module.types.get(ty).is_resource()
+                    && block != func.entry_block().unwrap_or(block)
+                {
+                    return Err(
+                        "image- or sampler-typed block parameters (OpPhi of a handle)".into(),
+                    );
                 }
                 self.check_type(ty, false)?;
             }
@@ -248,25 +329,58 @@ impl Checker<'_> {
                     .and_then(|t| t.scalar_or_vector_elem())
                     .map(|p| p.0);
                 if float32_only(op) && scalar0.is_some_and(|s| s.bits == 64) {
-                    return Err(format!("`{op}` on 64-bit floats"));
+                    return Err(format!(
+                        "`{op}` on 64-bit floats (GLSL.std.450 has 16- and 32-bit forms only)"
+                    ));
+                }
+                if is_derivative(op) && scalar0.is_some_and(|s| s.bits != 32) {
+                    return Err(format!(
+                        "`{op}` on {}-bit floats (SPIR-V derivatives are 32-bit only)",
+                        scalar0.map_or(0, |s| s.bits)
+                    ));
                 }
                 if int32_only(op) && scalar0.is_some_and(|s| s.bits != 32) {
                     return Err(format!("`{op}` on integers other than 32-bit"));
                 }
+                if let Some((Some(only), _)) = crate::writer::register_builtin(op) {
+                    if only != stage {
+                        return Err(format!("`{op}` in a {stage} entry point"));
+                    }
+                }
+                if stage != "fragment"
+                    && (op.is_convergent() && !is_kernel_only(op) || op == Opcode::Discard)
+                {
+                    return Err(format!("`{op}` outside a fragment entry point"));
+                }
+                if !is_kernel && is_kernel_only(op) {
+                    return Err(format!("`{op}` in a {stage} entry point"));
+                }
+                if !is_kernel {
+                    for &arg in data.args.iter().chain(func.dfg.inst_result(inst).as_ref()) {
+                        let ty = func.dfg.value_type(func.resolve(arg));
+                        if let TypeData::Pointer {
+                            space: AddressSpace::Workgroup,
+                            ..
+                        } = self.module.types.get(ty)
+                        {
+                            return Err(format!("workgroup memory in a {stage} entry point"));
+                        }
+                    }
+                }
                 match op {
                     Opcode::Select => {
-                        if !matches!(
-                            arg_ty(1),
-                            Some(TypeData::Scalar(_) | TypeData::Vector { .. })
-                        ) {
-                            return Err("`select` of composites or pointers".into());
+                        if matches!(arg_ty(1), Some(TypeData::Pointer { .. })) {
+                            return Err("`select` of pointers (variable pointers)".into());
+                        }
+                        if arg_ty(1).is_some_and(|t| t.is_resource()) {
+                            return Err("`select` of images or samplers".into());
                         }
                     }
                     Opcode::CondBr if !prepares.contains(&block) => {
                         return Err("unstructured cond_br".into());
                     }
-                    Opcode::Return if !data.args.is_empty() => {
-                        return Err("return with values".into());
+                    Opcode::Return if data.args.len() != func.signature.returns.len() => {
+                        return Err("return with a value count other than the results".into());
                     }
                     Opcode::ArrayLength => {
                         if crate::writer::array_length_base(self.module, func, data.args[0])
@@ -341,13 +455,6 @@ fn is_buffer(space: AddressSpace) -> bool {
     )
 }
 
-fn check_space(space: AddressSpace) -> Result<(), String> {
-    match space {
-        AddressSpace::Handle => Err("images and samplers (handle space)".into()),
-        _ => Ok(()),
-    }
-}
-
 /// Refuses (with the reason) everything the writer cannot express for `options`.
 pub fn preflight(module: &Module, options: &Options) -> Result<(), String> {
     let mut checker = Checker {
@@ -357,7 +464,6 @@ pub fn preflight(module: &Module, options: &Options) -> Result<(), String> {
     };
     let mut push_constants = 0;
     for global in module.globals.values() {
-        check_space(global.space)?;
         if global.space == AddressSpace::PushConstant {
             push_constants += 1;
         }
@@ -369,14 +475,18 @@ pub fn preflight(module: &Module, options: &Options) -> Result<(), String> {
     if push_constants > 1 {
         return Err("more than one push-constant global".into());
     }
-    if !module
-        .functions
-        .values()
-        .any(|f| matches!(f.kind, FunctionKind::Kernel { .. }))
-    {
-        return Err("a module without compute kernels".into());
+    if !module.functions.values().any(|f| {
+        matches!(
+            f.kind,
+            FunctionKind::Kernel { .. } | FunctionKind::Vertex | FunctionKind::Fragment
+        )
+    }) {
+        return Err("a module without entry points".into());
     }
-    for func in module.functions.values() {
+    // Entry points first: a call that survived inlining is reported at the call.
+    let mut functions: Vec<&Function> = module.functions.values().collect();
+    functions.sort_by_key(|f| matches!(f.kind, FunctionKind::Callable | FunctionKind::External));
+    for func in functions {
         checker.check_function(func)?;
     }
     Ok(())

@@ -44,8 +44,20 @@ fn spirv_val(words: &[u32], env: TargetEnv) -> Result<(), String> {
     }
 }
 
-/// Compute entry points of a shader file, each lowered on its own.
-fn kernels(path: &Path) -> Result<Vec<(String, oxir_ir::Module)>, String> {
+fn stage_name(stage: naga::ShaderStage) -> &'static str {
+    match stage {
+        naga::ShaderStage::Compute => "compute",
+        naga::ShaderStage::Vertex => "vertex",
+        naga::ShaderStage::Fragment => "fragment",
+        _ => "other",
+    }
+}
+
+/// One entry point, lowered on its own; `Err` is the front-end's reason.
+type Entry = (String, &'static str, Result<oxir_ir::Module, String>);
+
+/// Every entry point of a shader file (`Err`: the file does not parse).
+fn entry_points(path: &Path) -> Result<Vec<Entry>, String> {
     let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
     let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
     let text = String::from_utf8_lossy(&bytes).into_owned();
@@ -61,35 +73,65 @@ fn kernels(path: &Path) -> Result<Vec<(String, oxir_ir::Module)>, String> {
     let shader = source.parse(&name).map_err(|e| e.rendered.clone())?;
     let mut out = Vec::new();
     for ep in &shader.module.entry_points {
-        if ep.stage != naga::ShaderStage::Compute {
-            continue;
-        }
         let options = LowerOptions {
             entry_point: Some(ep.name.clone()),
         };
         let module = oxir_naga::lower_with_options(&shader.module, &shader.info, &options)
-            .map_err(|e| e.to_string())?;
-        out.push((ep.name.clone(), module));
+            .map_err(|e| e.to_string());
+        out.push((ep.name.clone(), stage_name(ep.stage), module));
     }
     Ok(out)
 }
 
-fn check_file(path: &Path, validate: bool, envs: &[TargetEnv]) -> Vec<String> {
+/// Outcome counts of one stage.
+#[derive(Default)]
+struct Counts {
+    passed: u32,
+    refused: u32,
+    not_lowered: u32,
+}
+
+/// Compiles every entry point of `path` for every environment, checks determinism and
+/// validates; refusals (`Unsupported`) are counted with their reason. Returns failures.
+fn check_file(
+    path: &Path,
+    validate: bool,
+    counts: &mut std::collections::BTreeMap<&'static str, Counts>,
+    reasons: &mut std::collections::BTreeMap<String, u32>,
+    front_end: &mut std::collections::BTreeMap<String, u32>,
+) -> Vec<String> {
     let mut failures = Vec::new();
-    let list = match kernels(path) {
+    let list = match entry_points(path) {
         Ok(list) => list,
         Err(e) => return vec![format!("{}: front-end: {e}", path.display())],
     };
-    for (entry, module) in list {
-        for &env in envs {
+    for (entry, stage, module) in list {
+        let c = counts.entry(stage).or_default();
+        let module = match module {
+            Ok(m) => m,
+            Err(why) => {
+                c.not_lowered += 1;
+                // The reason without its position, so equal reasons group.
+                let why = why.lines().next().unwrap_or("").to_string();
+                let why = match why.find(" at byte offset") {
+                    Some(at) => why[..at].to_string(),
+                    None => why,
+                };
+                *front_end.entry(why).or_default() += 1;
+                continue;
+            }
+        };
+        let mut refused = None;
+        for env in TargetEnv::ALL {
             let options = Options { target_env: env };
             match compile(&module, &options) {
                 Ok(words) => {
                     let again = compile(&module, &options).unwrap();
                     if again != words {
                         failures.push(format!(
-                            "{}:{entry}: output is not deterministic",
-                            path.display()
+                            "{}:{entry} ({}): output is not deterministic",
+                            path.display(),
+                            env.name()
                         ));
                     }
                     if validate {
@@ -102,34 +144,74 @@ fn check_file(path: &Path, validate: bool, envs: &[TargetEnv]) -> Vec<String> {
                         }
                     }
                 }
-                // Images and samplers are out of scope for now.
-                Err(Error::Unsupported(why)) if why.contains("images and samplers") => {}
-                Err(e) => failures.push(format!("{}:{entry}: {e}", path.display())),
+                Err(Error::Unsupported(why)) => refused = Some(why),
+                Err(e) => {
+                    failures.push(format!("{}:{entry} ({}): {e}", path.display(), env.name()))
+                }
             }
+        }
+        match refused {
+            Some(why) => {
+                c.refused += 1;
+                *reasons.entry(why).or_default() += 1;
+            }
+            None => c.passed += 1,
         }
     }
     failures
 }
 
+fn report(
+    what: &str,
+    counts: &std::collections::BTreeMap<&'static str, Counts>,
+    reasons: &std::collections::BTreeMap<String, u32>,
+    front_end: &std::collections::BTreeMap<String, u32>,
+) {
+    for (stage, c) in counts {
+        println!(
+            "{what}: {stage}: {} passed spirv-val for vulkan1.0-1.3, {} refused unsupported, {} rejected by the front-end",
+            c.passed, c.refused, c.not_lowered
+        );
+    }
+    for (why, n) in reasons {
+        println!("  unsupported: {why}: {n}");
+    }
+    for (why, n) in front_end {
+        println!("  front-end: {why}: {n}");
+    }
+}
+
 #[test]
-fn project_compute_shaders_pass_spirv_val() {
+fn project_shaders_pass_spirv_val() {
     let validate = have_spirv_val();
     let root = repo_root();
     let mut files: Vec<PathBuf> = std::fs::read_dir(root.join("tests/shaders"))
         .unwrap()
         .map(|e| e.unwrap().path())
-        .filter(|p| {
-            matches!(
-                p.extension().and_then(|e| e.to_str()),
-                Some("wgsl" | "comp")
-            )
-        })
         .collect();
     files.sort();
     files.push(root.join("examples/clamp_scale.wgsl"));
     let mut failures = Vec::new();
+    let (mut counts, mut reasons, mut front_end) = Default::default();
     for file in &files {
-        failures.extend(check_file(file, validate, &TargetEnv::ALL));
+        failures.extend(check_file(
+            file,
+            validate,
+            &mut counts,
+            &mut reasons,
+            &mut front_end,
+        ));
+    }
+    report("tests/shaders", &counts, &reasons, &front_end);
+    // Every project shader is written: nothing refused, nothing rejected.
+    for (stage, c) in &counts {
+        assert_eq!((c.refused, c.not_lowered), (0, 0), "{stage}: {reasons:?}");
+    }
+    for stage in ["compute", "vertex", "fragment"] {
+        assert!(
+            counts.get(stage).is_some_and(|c| c.passed > 0),
+            "no {stage} shader"
+        );
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
@@ -180,7 +262,7 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
             walk(&p, out);
         } else if matches!(
             p.extension().and_then(|e| e.to_str()),
-            Some("wgsl" | "comp" | "spv")
+            Some("wgsl" | "comp" | "vert" | "frag" | "spv")
         ) {
             out.push(p);
         }
@@ -188,7 +270,7 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
 }
 
 #[test]
-fn corpus_compute_shaders_pass_spirv_val_or_are_refused() {
+fn corpus_shaders_pass_spirv_val_or_are_refused() {
     let Some(corpus) = corpus_dir() else {
         eprintln!("SKIPPED: shared/corpus not found above the repository root");
         return;
@@ -197,58 +279,32 @@ fn corpus_compute_shaders_pass_spirv_val_or_are_refused() {
     let mut files = Vec::new();
     walk(&corpus, &mut files);
     files.sort();
-    let (mut written, mut refused, mut not_lowered) = (0, 0, 0);
-    let mut reasons: std::collections::BTreeMap<String, u32> = Default::default();
+    let (mut counts, mut reasons, mut front_end) = Default::default();
     let mut failures = Vec::new();
+    let mut not_parsed = 0;
     for file in &files {
-        let Ok(list) = kernels(file) else {
-            not_lowered += 1;
+        if entry_points(file).is_err() {
+            not_parsed += 1;
             continue;
-        };
-        for (entry, module) in list {
-            match compile(&module, &Options::default()) {
-                Ok(words) => {
-                    written += 1;
-                    if validate {
-                        if let Err(msg) = spirv_val(&words, TargetEnv::Vulkan1_1) {
-                            failures.push(format!("{}:{entry}: {msg}", file.display()));
-                        }
-                    }
-                }
-                Err(Error::Unsupported(why)) => {
-                    refused += 1;
-                    *reasons.entry(why).or_default() += 1;
-                }
-                Err(e) => failures.push(format!("{}:{entry}: {e}", file.display())),
-            }
         }
+        failures.extend(check_file(
+            file,
+            validate,
+            &mut counts,
+            &mut reasons,
+            &mut front_end,
+        ));
     }
     println!(
-        "corpus: {} files; compute entry points: {written} written (spirv-val {}), {refused} refused unsupported; {not_lowered} files not lowered by the front-end",
+        "corpus: {} files ({not_parsed} not parsed by naga); spirv-val {}",
         files.len(),
         if validate { "checked" } else { "not run" }
     );
-    for (why, n) in &reasons {
-        println!("  unsupported: {why}: {n}");
-    }
+    report("corpus", &counts, &reasons, &front_end);
     assert!(
         failures.is_empty(),
         "{} failures:\n{}",
         failures.len(),
         failures.join("\n")
     );
-}
-
-#[test]
-fn every_opcode_is_written_or_refused() {
-    // The preflight's table and the writer's dispatch are the same exhaustive match; this
-    // pins that every opcode is classified without panicking and that refusals give reasons.
-    let mut written = 0;
-    for &op in oxir_ir::Opcode::ALL {
-        match oxir_spirv::opcode_support(op) {
-            oxir_spirv::Support::Written => written += 1,
-            oxir_spirv::Support::Refused(why) => assert!(!why.is_empty(), "{op}"),
-        }
-    }
-    assert!(written > 100);
 }

@@ -93,8 +93,8 @@ enum Command {
         /// file extension).
         #[arg(long)]
         stage: Option<String>,
-        /// What to produce: `oxir` (the oxir module as text), `spirv` (a SPIR-V binary,
-        /// compute kernels only) or `spirv-asm` (its disassembly).
+        /// What to produce: `oxir` (the oxir module as text), `spirv` (a SPIR-V binary:
+        /// compute, vertex and fragment entry points) or `spirv-asm` (its disassembly).
         #[arg(long, default_value = "oxir")]
         target: String,
         /// SPIR-V target environment: vulkan1.0, vulkan1.1 (default), vulkan1.2, vulkan1.3.

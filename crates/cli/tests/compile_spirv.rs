@@ -1,83 +1,157 @@
-//! `oxir compile --target spirv|spirv-asm`.
+//! `oxir compile --target spirv|spirv-asm`: every project shader, every entry point, every
+//! Vulkan environment passes `spirv-val`; the bytes are deterministic; refusals exit 1.
 
-use std::path::Path;
+mod common;
+
+use common::{oxir, path, repo, stderr, stdout};
 use std::process::Command;
 
-fn oxir() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_oxir"));
-    c.current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."));
-    c
+const ENVS: [&str; 4] = ["vulkan1.0", "vulkan1.1", "vulkan1.2", "vulkan1.3"];
+
+fn have_spirv_val() -> bool {
+    let ok = Command::new("spirv-val").arg("--version").output().is_ok();
+    if !ok {
+        eprintln!("SKIPPED: spirv-val is not installed; SPIR-V was written but not validated");
+    }
+    ok
+}
+
+/// Entry point names of a shader, from `oxir reflect`.
+fn entry_points(file: &str) -> Vec<String> {
+    let out = oxir(&["reflect", file]);
+    assert!(out.status.success(), "{file}: {}", stderr(&out));
+    let text = stdout(&out);
+    let mut names = Vec::new();
+    // `"name": "X", "stage"` appears once per entry point.
+    for part in text
+        .split("\"stage\"")
+        .collect::<Vec<_>>()
+        .iter()
+        .rev()
+        .skip(1)
+    {
+        let key = "\"name\": \"";
+        let at = part.rfind(key).expect("a name before each stage");
+        let rest = &part[at + key.len()..];
+        names.push(rest[..rest.find('"').unwrap()].to_string());
+    }
+    names.reverse();
+    names
 }
 
 #[test]
-fn compile_to_spirv_and_validate() {
-    let out = std::env::temp_dir().join(format!("oxir-cli-{}.spv", std::process::id()));
-    for env in ["vulkan1.0", "vulkan1.1", "vulkan1.2", "vulkan1.3"] {
-        let status = oxir()
-            .args([
-                "compile",
-                "examples/clamp_scale.wgsl",
-                "--target",
-                "spirv",
-                "-O",
-                "--target-env",
-                env,
-                "-o",
-            ])
-            .arg(&out)
-            .status()
-            .unwrap();
-        assert!(status.success());
-        let bytes = std::fs::read(&out).unwrap();
-        assert_eq!(&bytes[..4], &0x0723_0203u32.to_le_bytes());
-        match Command::new("spirv-val")
-            .args(["--target-env", env])
-            .arg(&out)
-            .output()
-        {
-            Ok(o) => assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr)),
-            Err(_) => eprintln!("SKIPPED: spirv-val is not installed"),
+fn project_shaders_compile_to_valid_spirv_for_every_entry_and_env() {
+    let validate = have_spirv_val();
+    let dir = std::env::temp_dir().join(format!("oxir-cli-spirv-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut files: Vec<String> = std::fs::read_dir(repo().join("tests/shaders"))
+        .unwrap()
+        .map(|e| e.unwrap().path().to_str().unwrap().to_string())
+        .collect();
+    files.sort();
+    files.push(path("examples/clamp_scale.wgsl"));
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    for file in &files {
+        let entries = entry_points(file);
+        assert!(!entries.is_empty(), "{file}");
+        for entry in &entries {
+            for env in ENVS {
+                let (a, b) = (dir.join("a.spv"), dir.join("b.spv"));
+                for out in [&a, &b] {
+                    let o = oxir(&[
+                        "compile",
+                        file,
+                        "--entry",
+                        entry,
+                        "--target",
+                        "spirv",
+                        "-O",
+                        "--target-env",
+                        env,
+                        "-o",
+                        out.to_str().unwrap(),
+                    ]);
+                    assert!(o.status.success(), "{file}:{entry} {env}: {}", stderr(&o));
+                }
+                let bytes = std::fs::read(&a).unwrap();
+                assert_eq!(&bytes[..4], &0x0723_0203u32.to_le_bytes());
+                if bytes != std::fs::read(&b).unwrap() {
+                    failures.push(format!("{file}:{entry} ({env}): bytes differ between runs"));
+                }
+                if validate {
+                    let o = Command::new("spirv-val")
+                        .args(["--target-env", env])
+                        .arg(&a)
+                        .output()
+                        .unwrap();
+                    if !o.status.success() {
+                        failures.push(format!(
+                            "{file}:{entry} ({env}): spirv-val: {}{}",
+                            String::from_utf8_lossy(&o.stdout),
+                            String::from_utf8_lossy(&o.stderr)
+                        ));
+                    }
+                }
+                checked += 1;
+            }
         }
     }
-    let _ = std::fs::remove_file(&out);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(checked >= 4 * 10, "{checked}");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
 #[test]
 fn spirv_asm_and_refusals() {
-    let o = oxir()
-        .args([
-            "compile",
-            "examples/clamp_scale.wgsl",
-            "--target",
-            "spirv-asm",
-            "-O0",
-        ])
-        .output()
-        .unwrap();
-    assert!(o.status.success());
-    let text = String::from_utf8(o.stdout).unwrap();
-    assert!(text.contains("OpEntryPoint GLCompute"), "{text}");
-    let o = oxir()
-        .args([
-            "compile",
-            "tests/shaders/textures.wgsl",
-            "--target",
-            "spirv-asm",
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("unsupported:"));
-    let o = oxir()
-        .args([
-            "compile",
-            "examples/clamp_scale.wgsl",
-            "--target",
-            "spirv-asm",
-            "--target-env",
-            "vulkan9",
-        ])
-        .output()
-        .unwrap();
+    let o = oxir(&[
+        "compile",
+        &path("tests/shaders/interface.wgsl"),
+        "--target",
+        "spirv-asm",
+        "-O0",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    for want in [
+        "OpEntryPoint GLCompute",
+        "OpEntryPoint Vertex",
+        "OpEntryPoint Fragment",
+        "OpExecutionMode %",
+        "OriginUpperLeft",
+    ] {
+        assert!(text.contains(want), "{want}:\n{text}");
+    }
+    // `print` has no SPIR-V form: refused before anything is written, exit 1.
+    let dir = std::env::temp_dir().join(format!("oxir-cli-refuse-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let input = dir.join("print.oxir");
+    std::fs::write(
+        &input,
+        "const c0: u32 = 7\nkernel @main() workgroup_size(1, 1, 1) {\nblock0:\n    print \"x = {}\", c0\n    return\n}\n",
+    )
+    .unwrap();
+    let out = dir.join("print.spv");
+    let o = oxir(&[
+        "compile",
+        input.to_str().unwrap(),
+        "--target",
+        "spirv",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("unsupported:"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("print"), "{}", stderr(&o));
+    assert!(!out.exists(), "nothing is written on refusal");
+    let _ = std::fs::remove_dir_all(&dir);
+    let o = oxir(&[
+        "compile",
+        &path("examples/clamp_scale.wgsl"),
+        "--target",
+        "spirv-asm",
+        "--target-env",
+        "vulkan9",
+    ]);
     assert_eq!(o.status.code(), Some(2));
 }

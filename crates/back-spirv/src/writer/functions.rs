@@ -1,0 +1,547 @@
+//! Functions and structured control flow.
+//!
+//! Every oxir block becomes one SPIR-V block, emitted in reverse post-order over the
+//! emitted edges. Loops put `OpLoopMerge` in the loop's prepare block (the block the back
+//! edge from the update block targets) with the update block as the continue target; a
+//! `simple_loop` body gets a synthetic continue block (back edges into the body go there)
+//! and its content is split into a second block after the `OpLoopMerge`; `if` and `switch`
+//! get `OpSelectionMerge` (an `if` without merge gets a synthetic unreachable merge).
+//! Block parameters become `OpPhi`s with one entry per predecessor block (the preflight
+//! refuses two edges from one block carrying different arguments).
+
+use super::*;
+
+impl Writer<'_> {
+    pub(super) fn write_function(&mut self, f: &Function) -> R<()> {
+        let (model, workgroup_size) = match f.kind {
+            FunctionKind::Kernel { workgroup_size } => {
+                (spirv::ExecutionModel::GLCompute, workgroup_size)
+            }
+            FunctionKind::Vertex => (spirv::ExecutionModel::Vertex, [0; 3]),
+            FunctionKind::Fragment => (spirv::ExecutionModel::Fragment, [0; 3]),
+            _ => return Err(format!("`{}` is not an entry point", f.name)),
+        };
+        let is_kernel = model == spirv::ExecutionModel::GLCompute;
+        self.fragment = model == spirv::ExecutionModel::Fragment;
+        self.values.clear();
+        self.labels.clear();
+        self.exit_labels.clear();
+        self.interface.clear();
+        self.cont_values.clear();
+        self.temps.clear();
+        self.outputs = self.stage_outputs(f)?;
+        let entry = f.entry_block().ok_or("entry point without body")?;
+
+        // Roles: loop prepare blocks (header of OpLoopMerge), simple loop bodies.
+        let mut prepare_of: HashMap<Block, (Block, Block)> = HashMap::new(); // P -> (M, U)
+        let mut simple_body: HashMap<Block, (Block, Block)> = HashMap::new(); // B -> (H, M)
+        let mut if_without_merge: HashMap<Block, Word> = HashMap::new();
+        for block in f.layout.blocks() {
+            self.labels.insert(block, self.b.id());
+            if let Some(t) = f.terminator(block) {
+                match &f.dfg.inst(t).payload {
+                    Payload::Loop {
+                        prepare,
+                        update,
+                        merge,
+                        ..
+                    } => {
+                        prepare_of.insert(prepare.block, (*merge, *update));
+                    }
+                    Payload::SimpleLoop { body, merge } => {
+                        simple_body.insert(body.block, (block, *merge));
+                    }
+                    Payload::If { merge: None, .. } => {
+                        let id = self.b.id();
+                        if_without_merge.insert(block, id);
+                    }
+                    _ => {}
+                }
+            }
+        }
+        for block in f.layout.blocks() {
+            let l = self.labels[&block];
+            self.exit_labels.insert(block, l);
+            for &p in f.dfg.block_params(block) {
+                let id = self.b.id();
+                self.values.insert(p, id);
+            }
+            for inst in f.layout.block_insts(block) {
+                if let Some(r) = f.dfg.inst_result(inst) {
+                    let id = self.b.id();
+                    self.values.insert(r, id);
+                }
+            }
+        }
+        // Synthetic continue blocks of simple loops, and the split-off body content.
+        let mut continue_of: HashMap<Block, Word> = HashMap::new();
+        let mut body_content: HashMap<Block, Word> = HashMap::new();
+        for &b in simple_body.keys() {
+            continue_of.insert(b, self.b.id());
+            let n = f.dfg.block_params(b).len();
+            let ids = (0..n).map(|_| self.b.id()).collect();
+            self.cont_values.insert(b, ids);
+            let content = self.b.id();
+            body_content.insert(b, content);
+            self.exit_labels.insert(b, content);
+        }
+        // Workgroup globals with an initializer: stored by invocation 0 in a prologue.
+        let wg_init: Vec<(Global, Const)> = self
+            .m
+            .globals
+            .iter()
+            .filter(|(_, g)| g.space == AddressSpace::Workgroup)
+            .filter_map(|(id, g)| g.init.map(|c| (id, c)))
+            .collect();
+        let prologue = if wg_init.is_empty() || !is_kernel {
+            None
+        } else {
+            let (z, mz) = (self.b.id(), self.b.id());
+            self.exit_labels.insert(entry, mz);
+            Some((z, mz))
+        };
+
+        // Edge targets as emitted: back edges into a simple loop body go to its continue.
+        let target = |from: Block, to: Block| -> Option<Word> {
+            match simple_body.get(&to) {
+                Some(&(header, _)) if header != from => continue_of.get(&to).copied(),
+                _ => None,
+            }
+        };
+
+        // Predecessors (emitted edges) with their arguments, over every block in the layout.
+        let mut preds: HashMap<Block, Vec<(Block, Vec<Value>)>> = HashMap::new();
+        let mut cont_preds: HashMap<Block, Vec<(Block, Vec<Value>)>> = HashMap::new();
+        for block in f.layout.blocks() {
+            let Some(t) = f.terminator(block) else {
+                continue;
+            };
+            let mut seen = Vec::new();
+            for e in f.dfg.inst(t).payload.edges() {
+                if seen.contains(&e.block) {
+                    continue;
+                }
+                seen.push(e.block);
+                let entry = (block, e.args.to_vec());
+                if target(block, e.block).is_some() {
+                    cont_preds.entry(e.block).or_default().push(entry);
+                } else {
+                    preds.entry(e.block).or_default().push(entry);
+                }
+            }
+        }
+
+        // Emission order: reverse post-order over emitted edges, then everything else.
+        #[derive(Copy, Clone, PartialEq, Eq, Hash)]
+        enum Node {
+            B(Block),
+            C(Block),
+        }
+        let succs = |n: Node| -> Vec<Node> {
+            match n {
+                Node::C(b) => vec![Node::B(b)],
+                Node::B(block) => f
+                    .terminator(block)
+                    .map(|t| {
+                        f.dfg
+                            .inst(t)
+                            .payload
+                            .edges()
+                            .iter()
+                            .map(|e| {
+                                if target(block, e.block).is_some() {
+                                    Node::C(e.block)
+                                } else {
+                                    Node::B(e.block)
+                                }
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default(),
+            }
+        };
+        let mut order = Vec::new();
+        let mut visited = std::collections::HashSet::new();
+        let mut stack = vec![(Node::B(entry), 0usize)];
+        visited.insert(Node::B(entry));
+        while let Some((n, i)) = stack.pop() {
+            let s = succs(n);
+            if i < s.len() {
+                stack.push((n, i + 1));
+                if visited.insert(s[i]) {
+                    stack.push((s[i], 0));
+                }
+            } else {
+                order.push(n);
+            }
+        }
+        order.reverse();
+        for block in f.layout.blocks() {
+            if visited.insert(Node::B(block)) {
+                order.push(Node::B(block));
+            }
+        }
+        let mut bodies: Vec<Block> = simple_body.keys().copied().collect();
+        bodies.sort_by_key(|b| b.as_u32());
+        for b in bodies {
+            if visited.insert(Node::C(b)) {
+                order.push(Node::C(b));
+            }
+        }
+
+        // The function.
+        let void = self.b.type_void();
+        let fn_ty = self.b.type_function(void, []);
+        let fid = self
+            .b
+            .begin_function(void, None, spirv::FunctionControl::NONE, fn_ty)
+            .map_err(|e| e.to_string())?;
+        let mut first = true;
+        for node in order {
+            match node {
+                Node::C(b) => {
+                    self.b
+                        .begin_block(Some(continue_of[&b]))
+                        .map_err(|e| e.to_string())?;
+                    let incoming = cont_preds.get(&b).cloned().unwrap_or_default();
+                    let params = f.dfg.block_params(b).to_vec();
+                    for (i, &p) in params.iter().enumerate() {
+                        let t = self.ty(f.dfg.value_type(p))?;
+                        let id = self.cont_values[&b][i];
+                        if incoming.is_empty() {
+                            self.b
+                                .module_mut()
+                                .types_global_values
+                                .push(Instruction::new(Op::Undef, Some(t), Some(id), vec![]));
+                            continue;
+                        }
+                        let mut pairs = Vec::new();
+                        for (pred, args) in &incoming {
+                            pairs.push((self.val(f, args[i])?, self.exit_labels[pred]));
+                        }
+                        self.b.phi(t, Some(id), pairs).map_err(|e| e.to_string())?;
+                    }
+                    self.op(
+                        Op::Branch,
+                        None,
+                        None,
+                        vec![Operand::IdRef(self.labels[&b])],
+                    )?;
+                }
+                Node::B(block) => {
+                    self.b
+                        .begin_block(Some(self.labels[&block]))
+                        .map_err(|e| e.to_string())?;
+                    if first {
+                        first = false;
+                        self.function_prologue(f, entry, workgroup_size)?;
+                    }
+                    if block != entry {
+                        // The entry block's parameters are the stage inputs.
+                        self.phis(f, block, &preds, &continue_of)?;
+                    }
+                    if let Some(&(_, merge)) = simple_body.get(&block) {
+                        let cont = continue_of[&block];
+                        let merge = self.labels[&merge];
+                        self.b
+                            .loop_merge(merge, cont, spirv::LoopControl::NONE, [])
+                            .map_err(|e| e.to_string())?;
+                        let content = body_content[&block];
+                        self.op(Op::Branch, None, None, vec![Operand::IdRef(content)])?;
+                        self.b
+                            .begin_block(Some(content))
+                            .map_err(|e| e.to_string())?;
+                    }
+                    if block == entry {
+                        if let Some((z, mz)) = prologue {
+                            self.zero_init(&wg_init, z, mz)?;
+                        }
+                    }
+                    for inst in f.layout.block_insts(block) {
+                        if f.dfg.inst(inst).opcode.is_terminator() {
+                            self.terminator(
+                                f,
+                                block,
+                                inst,
+                                &prepare_of,
+                                &if_without_merge,
+                                &target,
+                            )?;
+                        } else {
+                            self.inst(f, inst, workgroup_size)?;
+                        }
+                    }
+                }
+            }
+        }
+        let mut merges: Vec<Word> = if_without_merge.values().copied().collect();
+        merges.sort();
+        for m in merges {
+            self.b.begin_block(Some(m)).map_err(|e| e.to_string())?;
+            self.op(Op::Unreachable, None, None, vec![])?;
+        }
+        self.b.end_function().map_err(|e| e.to_string())?;
+        self.b
+            .entry_point(model, fid, f.name.clone(), self.interface.clone());
+        match model {
+            spirv::ExecutionModel::GLCompute => {
+                self.b
+                    .execution_mode(fid, spirv::ExecutionMode::LocalSize, workgroup_size);
+            }
+            spirv::ExecutionModel::Fragment => {
+                self.b
+                    .execution_mode(fid, spirv::ExecutionMode::OriginUpperLeft, []);
+                let writes_depth =
+                    f.signature.returns.iter().any(|r| {
+                        r.binding == Some(oxir_ir::StageBinding::Builtin(Builtin::FragDepth))
+                    });
+                if writes_depth {
+                    self.b
+                        .execution_mode(fid, spirv::ExecutionMode::DepthReplacing, []);
+                }
+            }
+            _ => {}
+        }
+        self.b.name(fid, f.name.clone());
+        Ok(())
+    }
+
+    fn function_prologue(&mut self, f: &Function, entry: Block, wg: [u32; 3]) -> R<()> {
+        let _ = wg;
+        // Function-space variables: allocas and temporaries for dynamic composite indexing.
+        for block in f.layout.blocks() {
+            for inst in f.layout.block_insts(block) {
+                let data = f.dfg.inst(inst);
+                match data.opcode {
+                    Opcode::Alloca => {
+                        let r = f.dfg.inst_result(inst).ok_or("alloca without result")?;
+                        let ty = f.dfg.value_type(r);
+                        let (space, _) = match self.tdata(ty) {
+                            TypeData::Pointer { space, pointee } => (*space, *pointee),
+                            _ => return Err("alloca of non-pointer".into()),
+                        };
+                        let pt = self.ty(ty)?;
+                        let id = self.values[&r];
+                        if space == AddressSpace::Function {
+                            let inst = Instruction::new(
+                                Op::Variable,
+                                Some(pt),
+                                Some(id),
+                                vec![Operand::StorageClass(StorageClass::Function)],
+                            );
+                            self.b
+                                .insert_into_block(InsertPoint::End, inst)
+                                .map_err(|e| e.to_string())?;
+                        } else {
+                            let inst = Instruction::new(
+                                Op::Variable,
+                                Some(pt),
+                                Some(id),
+                                vec![Operand::StorageClass(storage_class(space))],
+                            );
+                            self.b.module_mut().types_global_values.push(inst);
+                            self.mark_global(id);
+                        }
+                    }
+                    Opcode::ExtractDynamic | Opcode::InsertDynamic => {
+                        let comp = f.dfg.value_type(f.resolve(data.args[0]));
+                        if !matches!(self.tdata(comp), TypeData::Vector { .. }) {
+                            let t = self.ty(comp)?;
+                            let pt = self.b.type_pointer(None, StorageClass::Function, t);
+                            let id = self.b.id();
+                            let v = Instruction::new(
+                                Op::Variable,
+                                Some(pt),
+                                Some(id),
+                                vec![Operand::StorageClass(StorageClass::Function)],
+                            );
+                            self.b
+                                .insert_into_block(InsertPoint::End, v)
+                                .map_err(|e| e.to_string())?;
+                            self.temps.insert(inst, id);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        // Entry parameters: built-in and location inputs.
+        self.stage_inputs(f, entry)
+    }
+
+    fn zero_init(&mut self, inits: &[(Global, Const)], z: Word, mz: Word) -> R<()> {
+        let u32_ty = self
+            .m
+            .types
+            .iter()
+            .find(|(_, t)| **t == TypeData::Scalar(Scalar::U32));
+        let index = match u32_ty {
+            Some((t, _)) => self.load_builtin(BuiltIn::LocalInvocationIndex, t, None)?,
+            None => {
+                // No oxir `u32` to key the shared variable by: a variable of its own.
+                let u = self.b.type_int(32, 0);
+                let var = self.io_variable(StorageClass::Input, u);
+                self.b.decorate(
+                    var,
+                    Decoration::BuiltIn,
+                    [Operand::BuiltIn(BuiltIn::LocalInvocationIndex)],
+                );
+                self.op(Op::Load, Some(u), None, vec![Operand::IdRef(var)])?
+            }
+        };
+        let zero = self.const_u32(0);
+        let bool_ty = self.b.type_bool();
+        let is_first = self.op(Op::IEqual, Some(bool_ty), None, Self::ids(&[index, zero]))?;
+        self.b
+            .selection_merge(mz, spirv::SelectionControl::NONE)
+            .map_err(|e| e.to_string())?;
+        self.op(
+            Op::BranchConditional,
+            None,
+            None,
+            Self::ids(&[is_first, z, mz]),
+        )?;
+        self.b.begin_block(Some(z)).map_err(|e| e.to_string())?;
+        for &(g, c) in inits {
+            let var = self.globals[&g].id;
+            self.mark_global(var);
+            let value = self.constant(c)?;
+            self.op(Op::Store, None, None, Self::ids(&[var, value]))?;
+        }
+        self.op(Op::Branch, None, None, vec![Operand::IdRef(mz)])?;
+        self.b.begin_block(Some(mz)).map_err(|e| e.to_string())?;
+        self.barrier(spirv::Scope::Workgroup, 0x8 | 0x100)?;
+        Ok(())
+    }
+
+    fn phis(
+        &mut self,
+        f: &Function,
+        block: Block,
+        preds: &HashMap<Block, Vec<(Block, Vec<Value>)>>,
+        continue_of: &HashMap<Block, Word>,
+    ) -> R<()> {
+        let params = f.dfg.block_params(block).to_vec();
+        if params.is_empty() {
+            return Ok(());
+        }
+        let incoming = preds.get(&block).cloned().unwrap_or_default();
+        for (i, &p) in params.iter().enumerate() {
+            let t = self.ty(f.dfg.value_type(p))?;
+            let mut pairs = Vec::new();
+            for (pred, args) in &incoming {
+                pairs.push((self.val(f, args[i])?, self.exit_labels[pred]));
+            }
+            let id = self.values[&p];
+            if let Some(&cont) = continue_of.get(&block) {
+                // The continue block's value is known only once it is emitted.
+                pairs.push((self.cont_values[&block][i], cont));
+            }
+            self.b.phi(t, Some(id), pairs).map_err(|e| e.to_string())?;
+        }
+        Ok(())
+    }
+    fn terminator(
+        &mut self,
+        f: &Function,
+        block: Block,
+        inst: Inst,
+        prepare_of: &HashMap<Block, (Block, Block)>,
+        if_without_merge: &HashMap<Block, Word>,
+        target: &dyn Fn(Block, Block) -> Option<Word>,
+    ) -> R<()> {
+        let data = f.dfg.inst(inst);
+        let dest = |this: &Self, to: Block| target(block, to).unwrap_or(this.labels[&to]);
+        if let Some(&(merge, update)) = prepare_of.get(&block) {
+            let (m, u) = (self.labels[&merge], self.labels[&update]);
+            self.b
+                .loop_merge(m, u, spirv::LoopControl::NONE, [])
+                .map_err(|e| e.to_string())?;
+        }
+        match (&data.payload, data.opcode) {
+            (Payload::Jump(to), _) => {
+                let l = dest(self, to.block);
+                self.op(Op::Branch, None, None, vec![Operand::IdRef(l)])?;
+            }
+            (Payload::Loop { prepare, .. }, _) => {
+                let l = dest(self, prepare.block);
+                self.op(Op::Branch, None, None, vec![Operand::IdRef(l)])?;
+            }
+            (Payload::SimpleLoop { body, .. }, _) => {
+                let l = dest(self, body.block);
+                self.op(Op::Branch, None, None, vec![Operand::IdRef(l)])?;
+            }
+            (
+                Payload::CondBranch {
+                    then_dest,
+                    else_dest,
+                },
+                _,
+            ) => {
+                let c = self.val(f, data.args[0])?;
+                let (t, e) = (dest(self, then_dest.block), dest(self, else_dest.block));
+                self.op(Op::BranchConditional, None, None, Self::ids(&[c, t, e]))?;
+            }
+            (
+                Payload::If {
+                    then_dest,
+                    else_dest,
+                    merge,
+                },
+                _,
+            ) => {
+                let c = self.val(f, data.args[0])?;
+                let m = match merge {
+                    Some(m) => self.labels[m],
+                    None => if_without_merge[&block],
+                };
+                self.b
+                    .selection_merge(m, spirv::SelectionControl::NONE)
+                    .map_err(|e| e.to_string())?;
+                let (t, e) = (dest(self, then_dest.block), dest(self, else_dest.block));
+                self.op(Op::BranchConditional, None, None, Self::ids(&[c, t, e]))?;
+            }
+            (Payload::Switch { table, merge }, _) => {
+                let sel = f.resolve(data.args[0]);
+                let wide = self.scalar_of(f.dfg.value_type(sel))?.bits == 64;
+                let s = self.val(f, sel)?;
+                let m = self.labels[merge];
+                self.b
+                    .selection_merge(m, spirv::SelectionControl::NONE)
+                    .map_err(|e| e.to_string())?;
+                let mut ops = vec![
+                    Operand::IdRef(s),
+                    Operand::IdRef(dest(self, table.default.block)),
+                ];
+                for (label, to) in &table.cases {
+                    ops.push(if wide {
+                        Operand::LiteralBit64(*label)
+                    } else {
+                        Operand::LiteralBit32(*label as u32)
+                    });
+                    ops.push(Operand::IdRef(dest(self, to.block)));
+                }
+                self.op(Op::Switch, None, None, ops)?;
+            }
+            (_, Opcode::Return) => {
+                let values: Vec<Value> = data.args.to_vec();
+                self.store_outputs(f, &values)?;
+                self.op(Op::Return, None, None, vec![])?;
+            }
+            (_, Opcode::Discard) => {
+                // Both end the invocation, as oxir's `discard` terminator does; SPIR-V 1.6
+                // deprecates OpKill for OpTerminateInvocation.
+                if self.options.target_env.spirv_version() >= (1, 6) {
+                    self.op(Op::TerminateInvocation, None, None, vec![])?;
+                } else {
+                    self.op(Op::Kill, None, None, vec![])?;
+                }
+            }
+            (_, Opcode::Unreachable) => {
+                self.op(Op::Unreachable, None, None, vec![])?;
+            }
+            (_, op) => return Err(format!("terminator `{op}`")),
+        }
+        Ok(())
+    }
+}

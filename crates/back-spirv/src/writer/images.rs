@@ -1,0 +1,399 @@
+//! Images and samplers.
+//!
+//! - Types: a sampled texture is an `OpTypeImage` with `Sampled = 1` and an unknown format
+//!   (depth textures have `Depth = 1` and sample `f32`); a storage texture has `Sampled = 2`
+//!   and its texel format (every oxir format has a SPIR-V one, so the
+//!   `StorageImage{Read,Write}WithoutFormat` capabilities are never needed); samplers,
+//!   comparison or not, are `OpTypeSampler`. Handle globals are `UniformConstant`
+//!   variables with `DescriptorSet` / `Binding`, and read-only / write-only storage
+//!   textures are `NonWritable` / `NonReadable`.
+//! - Sampling combines image and sampler with `OpSampledImage` next to the sample:
+//!   `texture_sample` → `OpImageSampleImplicitLod` (the preflight allows it in fragment
+//!   shaders only), `_bias` → implicit LOD with `Bias`, `_level` → `OpImageSampleExplicitLod`
+//!   with `Lod` (an integer level, on depth textures, is converted to float), `_grad` →
+//!   explicit LOD with `Grad`, `_compare` → `OpImageSampleDrefExplicitLod` at `Lod 0`.
+//!   Samples of depth textures return a `vec4`; oxir's `f32` is its component 0.
+//! - An array layer is appended to the coordinate: as a float for sampling, as an integer
+//!   of the coordinate's signedness for fetches, reads and writes.
+//! - `texture_load` → `OpImageFetch` (with `Lod`, or `Sample` when multisampled) on sampled
+//!   textures and `OpImageRead` on storage ones; `texture_store` → `OpImageWrite`.
+//! - Queries (`ImageQuery` capability): `texture_dimensions` → `OpImageQuerySizeLod` (level
+//!   0 when absent) on single-sampled sampled textures and `OpImageQuerySize` otherwise,
+//!   without the layer count; `texture_num_layers` is the size's last component;
+//!   `texture_num_levels` / `_num_samples` → `OpImageQueryLevels` / `OpImageQuerySamples`.
+//! - Capabilities by shape: `Sampled1D` / `Image1D`, `SampledCubeArray` / `ImageCubeArray`,
+//!   `ImageMSArray`, `StorageImageMultisample`, `StorageImageExtendedFormats` (`rg32float`),
+//!   each only when such a type is declared.
+
+use super::*;
+use oxir_ir::types::{SampledKind, TexelFormat, TextureDim, TextureShape};
+use rspirv::spirv::{Dim, ImageFormat, ImageOperands};
+
+fn dim(d: TextureDim) -> Dim {
+    match d {
+        TextureDim::D1 => Dim::Dim1D,
+        TextureDim::D2 => Dim::Dim2D,
+        TextureDim::D3 => Dim::Dim3D,
+        TextureDim::Cube => Dim::DimCube,
+    }
+}
+
+fn format(f: TexelFormat) -> ImageFormat {
+    match f {
+        TexelFormat::R32Float => ImageFormat::R32f,
+        TexelFormat::R32Sint => ImageFormat::R32i,
+        TexelFormat::R32Uint => ImageFormat::R32ui,
+        TexelFormat::Rg32Float => ImageFormat::Rg32f,
+        TexelFormat::Rgba8Unorm => ImageFormat::Rgba8,
+        TexelFormat::Rgba8Snorm => ImageFormat::Rgba8Snorm,
+        TexelFormat::Rgba8Uint => ImageFormat::Rgba8ui,
+        TexelFormat::Rgba8Sint => ImageFormat::Rgba8i,
+        TexelFormat::Rgba16Float => ImageFormat::Rgba16f,
+        TexelFormat::Rgba32Float => ImageFormat::Rgba32f,
+        TexelFormat::Rgba32Sint => ImageFormat::Rgba32i,
+        TexelFormat::Rgba32Uint => ImageFormat::Rgba32ui,
+    }
+}
+
+/// What the writer needs to know about a texture operand.
+#[derive(Copy, Clone)]
+struct Tex {
+    /// The SPIR-V image type.
+    ty: Word,
+    shape: TextureShape,
+    /// The sampled kind; `None` for storage textures.
+    kind: Option<SampledKind>,
+}
+
+impl Writer<'_> {
+    /// The SPIR-V type of an image or sampler type.
+    pub(super) fn image_type(&mut self, ty: Type) -> R<Word> {
+        let f32_ = self.b.type_float(32);
+        let i32_ = self.b.type_int(32, 1);
+        let u32_ = self.b.type_int(32, 0);
+        Ok(match *self.tdata(ty) {
+            TypeData::Texture { shape, kind } => {
+                if shape.dim == TextureDim::D1 {
+                    self.cap(Capability::Sampled1D);
+                }
+                if shape.dim == TextureDim::Cube && shape.arrayed {
+                    self.cap(Capability::SampledCubeArray);
+                }
+                if shape.multisampled && shape.arrayed {
+                    self.cap(Capability::ImageMSArray);
+                }
+                let (sampled, depth) = match kind {
+                    SampledKind::Float => (f32_, 0),
+                    SampledKind::Depth => (f32_, 1),
+                    SampledKind::Sint => (i32_, 0),
+                    SampledKind::Uint => (u32_, 0),
+                };
+                self.b.type_image(
+                    sampled,
+                    dim(shape.dim),
+                    depth,
+                    u32::from(shape.arrayed),
+                    u32::from(shape.multisampled),
+                    1,
+                    ImageFormat::Unknown,
+                    None,
+                )
+            }
+            TypeData::StorageTexture {
+                shape, format: fmt, ..
+            } => {
+                if shape.dim == TextureDim::D1 {
+                    self.cap(Capability::Image1D);
+                }
+                if shape.dim == TextureDim::Cube && shape.arrayed {
+                    self.cap(Capability::ImageCubeArray);
+                }
+                if shape.multisampled {
+                    self.cap(Capability::StorageImageMultisample);
+                    if shape.arrayed {
+                        self.cap(Capability::ImageMSArray);
+                    }
+                }
+                if fmt == TexelFormat::Rg32Float {
+                    self.cap(Capability::StorageImageExtendedFormats);
+                }
+                let sampled = match fmt.channel_kind() {
+                    ScalarKind::Sint => i32_,
+                    ScalarKind::Uint => u32_,
+                    _ => f32_,
+                };
+                self.b.type_image(
+                    sampled,
+                    dim(shape.dim),
+                    0,
+                    u32::from(shape.arrayed),
+                    u32::from(shape.multisampled),
+                    2,
+                    format(fmt),
+                    None,
+                )
+            }
+            TypeData::Sampler { .. } => self.b.type_sampler(),
+            ref other => return Err(format!("type {other:?} is not an image or sampler")),
+        })
+    }
+
+    fn tex(&mut self, f: &Function, v: Value) -> R<Tex> {
+        let t = f.dfg.value_type(f.resolve(v));
+        let ty = self.ty(t)?;
+        match *self.tdata(t) {
+            TypeData::Texture { shape, kind } => Ok(Tex {
+                ty,
+                shape,
+                kind: Some(kind),
+            }),
+            TypeData::StorageTexture { shape, .. } => Ok(Tex {
+                ty,
+                shape,
+                kind: None,
+            }),
+            _ => Err("expected a texture".into()),
+        }
+    }
+
+    /// `coord` with the array `layer` appended: as float for sampling, else as an integer
+    /// of the coordinate's type.
+    fn layered(
+        &mut self,
+        f: &Function,
+        coord: Value,
+        layer: Option<Value>,
+        float: bool,
+    ) -> R<Word> {
+        let cid = self.val(f, coord)?;
+        let Some(layer) = layer else {
+            return Ok(cid);
+        };
+        let cty = f.dfg.value_type(f.resolve(coord));
+        let cs = self.scalar_of(cty)?;
+        let n = self.lanes(cty);
+        let lty = f.dfg.value_type(f.resolve(layer));
+        let ls = self.scalar_of(lty)?;
+        let lid = self.val(f, layer)?;
+        let elem = self.scalar_type(cs)?;
+        let l = if float {
+            let o = if ls.kind == ScalarKind::Sint {
+                Op::ConvertSToF
+            } else {
+                Op::ConvertUToF
+            };
+            self.op(o, Some(elem), None, vec![Operand::IdRef(lid)])?
+        } else if ls != cs {
+            self.op(Op::Bitcast, Some(elem), None, vec![Operand::IdRef(lid)])?
+        } else {
+            lid
+        };
+        let vt = self.b.type_vector(elem, u32::from(n) + 1);
+        let parts = if n == 1 {
+            vec![cid, l]
+        } else {
+            (0..u32::from(n))
+                .map(|i| {
+                    self.op(
+                        Op::CompositeExtract,
+                        Some(elem),
+                        None,
+                        vec![Operand::IdRef(cid), Operand::LiteralBit32(i)],
+                    )
+                })
+                .chain(std::iter::once(Ok(l)))
+                .collect::<R<Vec<_>>>()?
+        };
+        self.op(Op::CompositeConstruct, Some(vt), None, Self::ids(&parts))
+    }
+
+    /// The result of a sample or fetch: a `vec4` of the sampled type, narrowed to oxir's
+    /// `f32` for depth textures.
+    fn texel_result(
+        &mut self,
+        tex: Tex,
+        opcode: Op,
+        rt: Word,
+        rid: Option<Word>,
+        ops: Vec<Operand>,
+    ) -> R<()> {
+        if tex.kind == Some(SampledKind::Depth) {
+            let f = self.b.type_float(32);
+            let v4 = self.b.type_vector(f, 4);
+            let v = self.op(opcode, Some(v4), None, ops)?;
+            self.op(
+                Op::CompositeExtract,
+                Some(rt),
+                rid,
+                vec![Operand::IdRef(v), Operand::LiteralBit32(0)],
+            )?;
+        } else {
+            self.op(opcode, Some(rt), rid, ops)?;
+        }
+        Ok(())
+    }
+
+    fn float_of(&mut self, f: &Function, v: Value) -> R<Word> {
+        let t = f.dfg.value_type(f.resolve(v));
+        let s = self.scalar_of(t)?;
+        let id = self.val(f, v)?;
+        if s.kind == ScalarKind::Float {
+            return Ok(id);
+        }
+        let ft = self.b.type_float(32);
+        let o = if s.kind == ScalarKind::Sint {
+            Op::ConvertSToF
+        } else {
+            Op::ConvertUToF
+        };
+        self.op(o, Some(ft), None, vec![Operand::IdRef(id)])
+    }
+
+    /// Writes `c` if it is a texture op; `false` otherwise.
+    pub(super) fn image(&mut self, f: &Function, c: &Operands) -> R<bool> {
+        use Opcode::*;
+        let (op, rid, rt) = (c.op, c.rid, c.rt.unwrap_or(0));
+        let args = &c.args;
+        match op {
+            TextureSample | TextureSampleBias | TextureSampleLevel | TextureSampleGrad
+            | TextureSampleCompare => {
+                let tex = self.tex(f, args[0])?;
+                let layer = tex.shape.arrayed.then(|| args[3]);
+                let extra = 3 + usize::from(tex.shape.arrayed);
+                let image = self.val(f, args[0])?;
+                let sampler = self.val(f, args[1])?;
+                let si_ty = self.b.type_sampled_image(tex.ty);
+                let si = self.op(
+                    Op::SampledImage,
+                    Some(si_ty),
+                    None,
+                    Self::ids(&[image, sampler]),
+                )?;
+                let coord = self.layered(f, args[2], layer, true)?;
+                let mut ops = vec![Operand::IdRef(si), Operand::IdRef(coord)];
+                let opcode = match op {
+                    TextureSample => Op::ImageSampleImplicitLod,
+                    TextureSampleBias => {
+                        let b = self.val(f, args[extra])?;
+                        ops.push(Operand::ImageOperands(ImageOperands::BIAS));
+                        ops.push(Operand::IdRef(b));
+                        Op::ImageSampleImplicitLod
+                    }
+                    TextureSampleLevel => {
+                        let l = self.float_of(f, args[extra])?;
+                        ops.push(Operand::ImageOperands(ImageOperands::LOD));
+                        ops.push(Operand::IdRef(l));
+                        Op::ImageSampleExplicitLod
+                    }
+                    TextureSampleGrad => {
+                        let (dx, dy) = (self.val(f, args[extra])?, self.val(f, args[extra + 1])?);
+                        ops.push(Operand::ImageOperands(ImageOperands::GRAD));
+                        ops.push(Operand::IdRef(dx));
+                        ops.push(Operand::IdRef(dy));
+                        Op::ImageSampleExplicitLod
+                    }
+                    _ => {
+                        let dref = self.val(f, args[extra])?;
+                        let zero = self.b.type_float(32);
+                        let zero = self.b.constant_bit32(zero, 0);
+                        ops.push(Operand::IdRef(dref));
+                        ops.push(Operand::ImageOperands(ImageOperands::LOD));
+                        ops.push(Operand::IdRef(zero));
+                        self.op(Op::ImageSampleDrefExplicitLod, Some(rt), rid, ops)?;
+                        return Ok(true);
+                    }
+                };
+                self.texel_result(tex, opcode, rt, rid, ops)?;
+            }
+            TextureLoad => {
+                let tex = self.tex(f, args[0])?;
+                let layer = tex.shape.arrayed.then(|| args[2]);
+                let extra = 2 + usize::from(tex.shape.arrayed);
+                let image = self.val(f, args[0])?;
+                let coord = self.layered(f, args[1], layer, false)?;
+                let mut ops = vec![Operand::IdRef(image), Operand::IdRef(coord)];
+                if tex.kind.is_none() {
+                    self.op(Op::ImageRead, Some(rt), rid, ops)?;
+                    return Ok(true);
+                }
+                let x = self.val(f, args[extra])?;
+                ops.push(Operand::ImageOperands(if tex.shape.multisampled {
+                    ImageOperands::SAMPLE
+                } else {
+                    ImageOperands::LOD
+                }));
+                ops.push(Operand::IdRef(x));
+                self.texel_result(tex, Op::ImageFetch, rt, rid, ops)?;
+            }
+            TextureStore => {
+                let tex = self.tex(f, args[0])?;
+                let layer = tex.shape.arrayed.then(|| args[2]);
+                let value = 2 + usize::from(tex.shape.arrayed);
+                let image = self.val(f, args[0])?;
+                let coord = self.layered(f, args[1], layer, false)?;
+                let v = self.val(f, args[value])?;
+                self.op(Op::ImageWrite, None, None, Self::ids(&[image, coord, v]))?;
+            }
+            TextureDimensions | TextureNumLayers => {
+                self.cap(Capability::ImageQuery);
+                let tex = self.tex(f, args[0])?;
+                let image = self.val(f, args[0])?;
+                let base = match tex.shape.dim {
+                    TextureDim::D1 => 1,
+                    TextureDim::D3 => 3,
+                    _ => 2,
+                };
+                let n = base + u32::from(tex.shape.arrayed);
+                let u = self.b.type_int(32, 0);
+                let size_ty = if n == 1 { u } else { self.b.type_vector(u, n) };
+                let size = if tex.kind.is_some() && !tex.shape.multisampled {
+                    let level = match args.get(1) {
+                        Some(&l) => self.val(f, l)?,
+                        None => self.const_u32(0),
+                    };
+                    self.op(
+                        Op::ImageQuerySizeLod,
+                        Some(size_ty),
+                        None,
+                        Self::ids(&[image, level]),
+                    )?
+                } else {
+                    self.op(Op::ImageQuerySize, Some(size_ty), None, Self::ids(&[image]))?
+                };
+                if op == TextureNumLayers {
+                    self.op(
+                        Op::CompositeExtract,
+                        Some(rt),
+                        rid,
+                        vec![Operand::IdRef(size), Operand::LiteralBit32(n - 1)],
+                    )?;
+                } else if n == base {
+                    self.op(Op::CopyObject, Some(rt), rid, Self::ids(&[size]))?;
+                } else if base == 1 {
+                    self.op(
+                        Op::CompositeExtract,
+                        Some(rt),
+                        rid,
+                        vec![Operand::IdRef(size), Operand::LiteralBit32(0)],
+                    )?;
+                } else {
+                    let mut ops = Self::ids(&[size, size]);
+                    ops.extend((0..base).map(Operand::LiteralBit32));
+                    self.op(Op::VectorShuffle, Some(rt), rid, ops)?;
+                }
+            }
+            TextureNumLevels | TextureNumSamples => {
+                self.cap(Capability::ImageQuery);
+                let image = self.val(f, args[0])?;
+                let o = if op == TextureNumLevels {
+                    Op::ImageQueryLevels
+                } else {
+                    Op::ImageQuerySamples
+                };
+                self.op(o, Some(rt), rid, Self::ids(&[image]))?;
+            }
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+}

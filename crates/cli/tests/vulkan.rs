@@ -1,0 +1,791 @@
+//! `oxir run --engine vulkan`: three independent paths agree on every compute kernel of the
+//! project's shaders and of `../shared/corpus/` that the interpreter runs —
+//!
+//! 1. `oxir run FILE --engine interp` (the oracle),
+//! 2. `oxir run FILE --engine vulkan` (oxir's SPIR-V, checked by `spirv-val` first),
+//! 3. `oxir run naga.spv --engine vulkan` (naga's own SPIR-V writer, bounds checks
+//!    `ReadZeroSkipWrite` as WGSL's robust access, also through `spirv-val`),
+//!
+//! with the same typed, deterministic inputs. Inputs: each binding's words are typed from
+//! the oxir global's type (floats: finite multiples of 1/64 in [-4, 4), never NaN;
+//! integers: 0..32, small so that data-dependent indices stay in bounds, where Vulkan's
+//! robustBufferAccess and WGSL's "reads give zero" differ; bools 0 or 1); runtime arrays get
+//! 512 bytes. Integer words compare exactly; float words too, unless the shader uses an
+//! operation whose precision Vulkan leaves to the driver ([`IMPRECISE`]): then float words
+//! compare within [`ULP_BOUND`] ULPs and the test prints the shader and the largest
+//! difference seen. Words that change when the interpreter shuffles the invocation order
+//! (`--shuffle 1..3`: races by design, atomics) are not compared, and neither are the words
+//! where naga's SPIR-V differs from WGSL by design ([`NAGA_DIFFERS`]); the test prints both.
+//!
+//! Without Vulkan (no loader or no device) the tests fail when `OXIR_REQUIRE_VULKAN=1`
+//! (scripts/test.sh sets it) and otherwise skip with a message.
+
+mod common;
+
+use common::{oxir, path, repo, stderr, stdout};
+use oxir_ir::data_layout::{layout_of, runtime_array_tail, LayoutRules};
+use oxir_ir::types::TypeStore;
+use oxir_ir::{AddressSpace, Module, ScalarKind, Type, TypeData};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn vulkan_available(test: &str) -> bool {
+    let why = match oxir_vulkan::list_devices() {
+        Ok(d) if !d.is_empty() => return true,
+        Ok(_) => "the loader lists no device".to_string(),
+        Err(e) => e.to_string(),
+    };
+    if std::env::var("OXIR_REQUIRE_VULKAN").as_deref() == Ok("1") {
+        panic!("{test}: Vulkan is required (OXIR_REQUIRE_VULKAN=1) but unavailable: {why}");
+    }
+    eprintln!("SKIPPED {test}: no Vulkan: {why}");
+    false
+}
+
+fn corpus_dir() -> Option<PathBuf> {
+    let mut dir = repo().canonicalize().ok()?;
+    loop {
+        if dir.join("shared/corpus").is_dir() {
+            return Some(dir.join("shared/corpus"));
+        }
+        if !dir.pop() {
+            return None;
+        }
+    }
+}
+
+fn temp_dir() -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("oxir-cli-vulkan-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// `Err(message)` when spirv-val rejects the module; `Ok(false)` when it is not installed.
+fn spirv_val(file: &Path) -> Result<bool, String> {
+    match Command::new("spirv-val")
+        .args(["--target-env", "vulkan1.1"])
+        .arg(file)
+        .output()
+    {
+        Ok(o) if o.status.success() => Ok(true),
+        Ok(o) => Err(format!(
+            "spirv-val rejects {}: {}{}",
+            file.display(),
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        )),
+        Err(_) => {
+            if std::env::var("OXIR_REQUIRE_VULKAN").as_deref() == Ok("1") {
+                return Err("spirv-val is not installed (scripts/test.sh installs it)".into());
+            }
+            Ok(false)
+        }
+    }
+}
+
+/// Built-ins whose precision Vulkan leaves to the driver. Float division (2.5 ULP in
+/// Vulkan) is not on the list: lavapipe divides correctly rounded, so divisions compare
+/// exactly here, and a driver that does not would fail this test visibly.
+const IMPRECISE: &[&str] = &[
+    "sin(",
+    "cos(",
+    "tan(",
+    "asin(",
+    "acos(",
+    "atan(",
+    "atan2(",
+    "sinh(",
+    "cosh(",
+    "tanh(",
+    "asinh(",
+    "acosh(",
+    "atanh(",
+    "exp(",
+    "exp2(",
+    "log(",
+    "log2(",
+    "pow(",
+    "sqrt(",
+    "inverseSqrt(",
+    "normalize(",
+    "length(",
+    "distance(",
+    "smoothstep(",
+    "degrees(",
+    "radians(",
+    "refract(",
+    "inversesqrt(",
+];
+/// The ULP bound for float words of shaders that use [`IMPRECISE`] operations.
+const ULP_BOUND: u32 = 256;
+
+fn imprecise(text: &str) -> Option<&'static str> {
+    if let Some(op) = IMPRECISE.iter().find(|op| {
+        text.match_indices(**op).any(|(i, _)| {
+            // A whole word: not the tail of another identifier.
+            !text[..i]
+                .chars()
+                .next_back()
+                .is_some_and(|c| c.is_alphanumeric() || c == '_')
+        })
+    }) {
+        return Some(op);
+    }
+    None
+}
+
+/// What a 4-byte word of a buffer holds.
+#[derive(Copy, Clone, Debug, PartialEq)]
+enum Word {
+    Int,
+    Float,
+    Bool,
+}
+
+fn scalar_words(s: oxir_ir::Scalar, size: u32, base: u32, out: &mut BTreeMap<u32, Word>) {
+    let kind = match s.kind {
+        ScalarKind::Float if s.bits == 32 => Word::Float,
+        ScalarKind::Bool => Word::Bool,
+        _ => Word::Int,
+    };
+    for w in 0..size.div_ceil(4) {
+        out.insert(base / 4 + w, kind);
+    }
+}
+
+/// Records the word kinds of `ty` placed at `base` into `out` (by word index).
+fn word_kinds(
+    types: &TypeStore,
+    ty: Type,
+    rules: LayoutRules,
+    base: u32,
+    out: &mut BTreeMap<u32, Word>,
+) {
+    let Ok(layout) = layout_of(types, ty, rules) else {
+        return;
+    };
+    match types.get(ty) {
+        TypeData::Scalar(s) => scalar_words(*s, layout.size, base, out),
+        TypeData::Vector { elem, len } => {
+            for i in 0..u32::from(*len) {
+                scalar_words(*elem, elem.bytes(), base + i * elem.bytes(), out);
+            }
+        }
+        TypeData::Matrix {
+            elem,
+            columns,
+            rows,
+        } => {
+            let stride = layout.stride.unwrap_or(16);
+            for c in 0..u32::from(*columns) {
+                for r in 0..u32::from(*rows) {
+                    scalar_words(
+                        *elem,
+                        elem.bytes(),
+                        base + c * stride + r * elem.bytes(),
+                        out,
+                    );
+                }
+            }
+        }
+        TypeData::Array { elem, len } => {
+            let stride = layout.stride.unwrap_or(4);
+            for i in 0..*len {
+                word_kinds(types, *elem, rules, base + i * stride, out);
+            }
+        }
+        TypeData::Struct(st) => {
+            for (m, offset) in st.members.iter().zip(&layout.offsets) {
+                word_kinds(types, m.ty, rules, base + offset, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// splitmix64
+fn next(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// A binding's test input and the kind of each of its words.
+struct Input {
+    bytes: Vec<u8>,
+    kinds: BTreeMap<u32, Word>,
+}
+
+/// Typed deterministic inputs for every buffer binding of `module`.
+fn inputs(module: &Module, seed: u64) -> BTreeMap<(u32, u32), Input> {
+    let mut out = BTreeMap::new();
+    for (_, g) in module.globals.iter() {
+        let Some(b) = g.binding else { continue };
+        let rules = match g.space {
+            AddressSpace::Uniform => LayoutRules::Std140,
+            AddressSpace::Storage(_) => LayoutRules::Std430,
+            _ => continue,
+        };
+        let Ok(layout) = layout_of(&module.types, g.ty, rules) else {
+            continue;
+        };
+        let mut kinds = BTreeMap::new();
+        word_kinds(&module.types, g.ty, rules, 0, &mut kinds);
+        let mut size = layout.size;
+        if let Ok(Some((offset, stride))) = runtime_array_tail(&module.types, g.ty, rules) {
+            let elem = match module.types.get(g.ty) {
+                TypeData::RuntimeArray { elem } => Some(*elem),
+                TypeData::Struct(st) => match st.members.last().map(|m| module.types.get(m.ty)) {
+                    Some(TypeData::RuntimeArray { elem }) => Some(*elem),
+                    _ => None,
+                },
+                _ => None,
+            };
+            let count = (512u32.saturating_sub(offset))
+                .div_ceil(stride.max(1))
+                .max(1);
+            size = offset + count * stride;
+            if let Some(elem) = elem {
+                for i in 0..count {
+                    word_kinds(&module.types, elem, rules, offset + i * stride, &mut kinds);
+                }
+            }
+        }
+        let mut state = seed ^ (u64::from(b.group) << 32 | u64::from(b.binding));
+        let mut bytes = Vec::with_capacity(size as usize);
+        for w in 0..size.div_ceil(4) {
+            let r = next(&mut state);
+            let word = match kinds.get(&w).copied().unwrap_or(Word::Int) {
+                Word::Float => ((r % 512) as f32 / 64.0 - 4.0).to_bits(),
+                Word::Int => (r % 32) as u32,
+                Word::Bool => (r % 2) as u32,
+            };
+            bytes.extend_from_slice(&word.to_le_bytes());
+        }
+        bytes.truncate(size as usize);
+        out.insert((b.group, b.binding), Input { bytes, kinds });
+    }
+    out
+}
+
+/// `group:binding` → hex of every JSON line.
+fn parse_lines(text: &str) -> BTreeMap<(u32, u32), Vec<u8>> {
+    let mut out = BTreeMap::new();
+    for line in text.lines() {
+        let num = |key: &str| -> u32 {
+            let at = line.find(key).unwrap() + key.len();
+            line[at..]
+                .split(|c: char| !c.is_ascii_digit())
+                .next()
+                .unwrap()
+                .parse()
+                .unwrap()
+        };
+        let hex_at = line.find("\"hex\":\"").unwrap() + 7;
+        let hex = &line[hex_at..hex_at + line[hex_at..].find('"').unwrap()];
+        let bytes = (0..hex.len() / 2)
+            .map(|i| u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).unwrap())
+            .collect();
+        out.insert((num("\"group\":"), num("\"binding\":")), bytes);
+    }
+    out
+}
+
+fn ulps(a: u32, b: u32) -> u32 {
+    let key = |w: u32| -> i64 {
+        let i = i64::from(w as i32);
+        if i < 0 {
+            i64::from(i32::MIN) - i
+        } else {
+            i
+        }
+    };
+    (key(a) - key(b)).unsigned_abs().min(u64::from(u32::MAX)) as u32
+}
+
+/// Compares two runs' buffers; returns the largest float difference in ULPs.
+fn compare(
+    what: &str,
+    expected: &BTreeMap<(u32, u32), Vec<u8>>,
+    got: &BTreeMap<(u32, u32), Vec<u8>>,
+    inputs: &BTreeMap<(u32, u32), Input>,
+    bound: u32,
+) -> Result<u32, String> {
+    let mut max = 0;
+    for (key, want) in expected {
+        let Some(have) = got.get(key) else {
+            return Err(format!("{what}: binding {key:?} missing"));
+        };
+        if have.len() != want.len() {
+            return Err(format!(
+                "{what}: binding {key:?}: {} bytes, expected {}",
+                have.len(),
+                want.len()
+            ));
+        }
+        for (i, (a, b)) in want.chunks(4).zip(have.chunks(4)).enumerate() {
+            if a == b {
+                continue;
+            }
+            let word = |c: &[u8]| {
+                let mut w = [0u8; 4];
+                w[..c.len()].copy_from_slice(c);
+                u32::from_le_bytes(w)
+            };
+            let (x, y) = (word(a), word(b));
+            let float = inputs[key].kinds.get(&(i as u32)) == Some(&Word::Float);
+            let (fx, fy) = (f32::from_bits(x), f32::from_bits(y));
+            if float && fx.is_nan() && fy.is_nan() {
+                continue;
+            }
+            let d = if float { ulps(x, y) } else { u32::MAX };
+            if d > bound {
+                return Err(format!(
+                    "{what}: binding {key:?} word {i}: expected {x:#010x} ({fx:?}), got {y:#010x} ({fy:?})"
+                ));
+            }
+            max = max.max(d);
+        }
+    }
+    Ok(max)
+}
+
+/// A kernel to check.
+struct Case {
+    file: PathBuf,
+    entry: String,
+}
+
+fn source_of(file: &Path, text: &str) -> oxir_naga::ShaderSource<'static> {
+    let text: &'static str = Box::leak(text.to_string().into_boxed_str());
+    if file.extension().and_then(|e| e.to_str()) == Some("comp") {
+        oxir_naga::ShaderSource::Glsl(text, oxir_naga::GlslStage::Compute)
+    } else {
+        oxir_naga::ShaderSource::Wgsl(text)
+    }
+}
+
+fn cases() -> Vec<Case> {
+    let mut files: Vec<PathBuf> = [
+        "examples/clamp_scale.wgsl",
+        "tests/shaders/prefix_sum.wgsl",
+        "tests/shaders/histogram.wgsl",
+        "tests/shaders/reduce.comp",
+        "tests/shaders/memory.wgsl",
+        "tests/shaders/control_flow.wgsl",
+        "tests/shaders/expressions.wgsl",
+        "tests/shaders/interface.wgsl",
+        "tests/shaders/textures.wgsl",
+    ]
+    .iter()
+    .map(|f| PathBuf::from(path(f)))
+    .collect();
+    match corpus_dir() {
+        Some(corpus) => {
+            let mut found = Vec::new();
+            for sub in ["naga", "wgpu-examples"] {
+                if let Ok(rd) = std::fs::read_dir(corpus.join(sub)) {
+                    for e in rd.flatten() {
+                        if e.path().extension().and_then(|e| e.to_str()) == Some("wgsl") {
+                            found.push(e.path());
+                        }
+                    }
+                }
+            }
+            found.sort();
+            files.extend(found);
+        }
+        None => eprintln!("SKIPPED the corpus: no shared/corpus"),
+    }
+    let mut out = Vec::new();
+    for file in files {
+        let text = std::fs::read_to_string(&file).unwrap();
+        let Ok(shader) = source_of(&file, &text).parse("case") else {
+            continue;
+        };
+        for ep in &shader.module.entry_points {
+            if ep.stage == naga::ShaderStage::Compute {
+                out.push(Case {
+                    file: file.clone(),
+                    entry: ep.name.clone(),
+                });
+            }
+        }
+    }
+    out
+}
+
+/// naga's SPIR-V for one entry point, robust access as WGSL's.
+fn naga_spirv(file: &Path, text: &str, entry: &str) -> Result<Vec<u32>, String> {
+    let shader = source_of(file, text)
+        .parse("naga")
+        .map_err(|e| e.rendered)?;
+    let policy = naga::proc::BoundsCheckPolicy::ReadZeroSkipWrite;
+    let options = naga::back::spv::Options {
+        lang_version: (1, 3),
+        flags: naga::back::spv::WriterFlags::empty(),
+        bounds_check_policies: naga::proc::BoundsCheckPolicies {
+            index: policy,
+            buffer: policy,
+            image_load: policy,
+            binding_array: policy,
+        },
+        ..Default::default()
+    };
+    let pipeline = naga::back::spv::PipelineOptions {
+        shader_stage: naga::ShaderStage::Compute,
+        entry_point: entry.to_string(),
+    };
+    naga::back::spv::write_vec(&shader.module, &shader.info, &options, Some(&pipeline))
+        .map_err(|e| e.to_string())
+}
+
+/// Words where naga's SPIR-V differs from WGSL by design: (kernel, binding, first word,
+/// every n-th word after it, why). Not compared; the test prints them.
+const NAGA_DIFFERS: &[(&str, (u32, u32), usize, usize, &str)] = &[(
+    "expressions.wgsl:main",
+    (0, 2),
+    2,
+    4,
+    "`uints[i].z` holds pack2x16snorm(vec2(-0.5)): -0.5 * 32767 = -16383.5, which naga \
+     writes as GLSL.std.450 PackSnorm2x16, whose rounding of halves is the driver's (lavapipe \
+     gives -16384); WGSL (and oxir) specify floor(0.5 + x) = -16383",
+)];
+
+/// Zeroes the words listed in `unstable` in both runs, so they are not compared.
+fn mask(
+    a: &mut BTreeMap<(u32, u32), Vec<u8>>,
+    b: &mut BTreeMap<(u32, u32), Vec<u8>>,
+    unstable: &BTreeMap<(u32, u32), Vec<usize>>,
+) {
+    for (key, words) in unstable {
+        for map in [&mut *a, &mut *b] {
+            if let Some(bytes) = map.get_mut(key) {
+                for &w in words {
+                    for byte in bytes.iter_mut().skip(4 * w).take(4) {
+                        *byte = 0;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Tallies of the equality test.
+#[derive(Default)]
+struct Tally {
+    exact: usize,
+    bounded: Vec<(String, u32)>,
+    skipped: Vec<String>,
+    naga_compared: usize,
+    naga_skipped: Vec<String>,
+    naga_differs: Vec<String>,
+    order_dependent: Vec<String>,
+    failures: Vec<String>,
+}
+
+fn run_args(input: &str, entry: &str, buffers: &[String], engine: &str) -> Vec<String> {
+    let mut a: Vec<String> = [
+        "run",
+        input,
+        "--entry",
+        entry,
+        "--dispatch",
+        "2",
+        "--engine",
+        engine,
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    for b in buffers {
+        a.push("--buffer".into());
+        a.push(b.clone());
+    }
+    a
+}
+
+fn check(case: &Case, dir: &Path, tally: &mut Tally) {
+    let label = format!(
+        "{}:{}",
+        case.file.file_name().unwrap().to_string_lossy(),
+        case.entry
+    );
+    let file = case.file.to_str().unwrap();
+    let text = std::fs::read_to_string(&case.file).unwrap();
+    let options = oxir_naga::LowerOptions {
+        entry_point: Some(case.entry.clone()),
+    };
+    let module = match oxir_naga::compile(source_of(&case.file, &text), file, &options) {
+        Ok(m) => m,
+        Err(_) => {
+            tally
+                .skipped
+                .push(format!("{label}: the front-end rejects it"));
+            return;
+        }
+    };
+    let seed = label.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+    });
+    let inputs = inputs(&module, seed);
+    let mut buffers = Vec::new();
+    for ((g, b), input) in &inputs {
+        let f = dir.join(format!("{}-{g}-{b}.bin", label.replace([':', '/'], "_")));
+        std::fs::write(&f, &input.bytes).unwrap();
+        buffers.push(format!("{g}:{b}=@{}", f.display()));
+    }
+    let args = |engine: &str| run_args(file, &case.entry, &buffers, engine);
+    let strs = |v: &[String]| v.iter().map(String::as_str).collect::<Vec<_>>().join(" ");
+    let interp = oxir(
+        &args("interp")
+            .iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>(),
+    );
+    if interp.status.code() != Some(0) {
+        let why = stderr(&interp);
+        tally.skipped.push(format!(
+            "{label}: the interpreter cannot run it: {}",
+            why.lines().next().unwrap_or("")
+        ));
+        return;
+    }
+    // oxir's SPIR-V must pass spirv-val before the driver sees it.
+    let spv = dir.join(format!("{}.spv", label.replace([':', '/'], "_")));
+    let compiled = oxir(&[
+        "compile",
+        file,
+        "--entry",
+        &case.entry,
+        "--target",
+        "spirv",
+        "-o",
+        spv.to_str().unwrap(),
+    ]);
+    if compiled.status.code() == Some(1) && stderr(&compiled).contains("unsupported") {
+        tally.skipped.push(format!(
+            "{label}: oxir-spirv refuses it: {}",
+            stderr(&compiled).lines().next().unwrap_or("")
+        ));
+        return;
+    }
+    if !compiled.status.success() {
+        tally.failures.push(format!(
+            "{label}: oxir compile failed: {}",
+            stderr(&compiled)
+        ));
+        return;
+    }
+    if let Err(e) = spirv_val(&spv) {
+        tally.failures.push(format!("{label}: {e}"));
+        return;
+    }
+    let vulkan_args = args("vulkan");
+    let vulkan = oxir(&vulkan_args.iter().map(String::as_str).collect::<Vec<_>>());
+    if vulkan.status.code() != Some(0) {
+        tally.failures.push(format!(
+            "{label}: oxir run {} failed: {}",
+            strs(&vulkan_args),
+            stderr(&vulkan)
+        ));
+        return;
+    }
+    if stdout(&vulkan).lines().count() != stdout(&interp).lines().count() {
+        tally.failures.push(format!(
+            "{label}: different JSON lines:\n{}\n{}",
+            stdout(&interp),
+            stdout(&vulkan)
+        ));
+        return;
+    }
+    // Words that change when the interpreter shuffles the invocation order within
+    // workgroups depend on the order (races by design, or atomics): not compared.
+    let mut expected = parse_lines(&stdout(&interp));
+    let mut unstable: BTreeMap<(u32, u32), Vec<usize>> = BTreeMap::new();
+    for seed in ["1", "2", "3"] {
+        let mut a = args("interp");
+        a.extend(["--shuffle".to_string(), seed.to_string()]);
+        let shuffled = oxir(&a.iter().map(String::as_str).collect::<Vec<_>>());
+        for (key, bytes) in parse_lines(&stdout(&shuffled)) {
+            let want = expected.get_mut(&key).unwrap();
+            for (i, (x, y)) in want.chunks_mut(4).zip(bytes.chunks(4)).enumerate() {
+                if x != y {
+                    unstable.entry(key).or_default().push(i);
+                }
+            }
+        }
+    }
+    let unstable_words: usize = unstable
+        .values()
+        .map(|v| {
+            let mut v = v.clone();
+            v.sort();
+            v.dedup();
+            v.len()
+        })
+        .sum();
+    let bound = match imprecise(&text) {
+        Some(_) => ULP_BOUND,
+        None => 0,
+    };
+    let mut got = parse_lines(&stdout(&vulkan));
+    mask(&mut expected, &mut got, &unstable);
+    let max = match compare(
+        &format!("{label} (oxir SPIR-V)"),
+        &expected,
+        &got,
+        &inputs,
+        bound,
+    ) {
+        Ok(m) => m,
+        Err(e) => {
+            tally.failures.push(e);
+            return;
+        }
+    };
+    if unstable_words > 0 {
+        tally
+            .order_dependent
+            .push(format!("{label}: {unstable_words} words"));
+    }
+    if stdout(&interp) == stdout(&vulkan) || (unstable_words > 0 && max == 0) {
+        tally.exact += 1;
+    } else {
+        tally.bounded.push((label.clone(), max));
+    }
+
+    // The third path: naga's own SPIR-V, run as it is.
+    let words = match naga_spirv(&case.file, &text, &case.entry) {
+        Ok(w) => w,
+        Err(e) => {
+            tally
+                .naga_skipped
+                .push(format!("{label}: naga's writer fails: {e}"));
+            return;
+        }
+    };
+    let naga_spv = dir.join(format!("{}.naga.spv", label.replace([':', '/'], "_")));
+    std::fs::write(&naga_spv, oxir_spirv::to_bytes(&words)).unwrap();
+    if let Err(e) = spirv_val(&naga_spv) {
+        tally
+            .naga_skipped
+            .push(format!("{label}: naga's SPIR-V fails spirv-val: {e}"));
+        return;
+    }
+    let interface = match oxir_vulkan::reflect(&words) {
+        Ok(i) => i,
+        Err(e) => {
+            tally
+                .failures
+                .push(format!("{label}: reflecting naga's SPIR-V: {e}"));
+            return;
+        }
+    };
+    let naga_buffers: Vec<String> = inputs
+        .keys()
+        .zip(&buffers)
+        .filter(|(k, _)| interface.bindings.contains_key(k))
+        .map(|(_, b)| b.clone())
+        .collect();
+    let naga_args = run_args(
+        naga_spv.to_str().unwrap(),
+        &case.entry,
+        &naga_buffers,
+        "vulkan",
+    );
+    let naga = oxir(&naga_args.iter().map(String::as_str).collect::<Vec<_>>());
+    if naga.status.code() != Some(0) {
+        tally.failures.push(format!(
+            "{label}: oxir run {} failed: {}",
+            strs(&naga_args),
+            stderr(&naga)
+        ));
+        return;
+    }
+    // naga declares only the globals the entry point uses; compare those.
+    let mut got = parse_lines(&stdout(&naga));
+    let mut expected: BTreeMap<_, _> = expected
+        .into_iter()
+        .filter(|(k, _)| got.contains_key(k))
+        .collect();
+    mask(&mut expected, &mut got, &unstable);
+    for (l, key, first, step, why) in NAGA_DIFFERS {
+        if *l == label {
+            let words = expected.get(key).map_or(0, |b| b.len() / 4);
+            let mut these = BTreeMap::new();
+            these.insert(*key, (*first..words).step_by(*step).collect());
+            mask(&mut expected, &mut got, &these);
+            tally.naga_differs.push(format!(
+                "{label}: binding {key:?} words {first}, {}, ...: {why}",
+                first + step
+            ));
+        }
+    }
+    match compare(
+        &format!("{label} (naga SPIR-V)"),
+        &expected,
+        &got,
+        &inputs,
+        bound,
+    ) {
+        Ok(m) => {
+            tally.naga_compared += 1;
+            if m > 0 {
+                tally.bounded.push((format!("{label} (naga)"), m));
+            }
+        }
+        Err(e) => tally.failures.push(e),
+    }
+}
+
+#[test]
+fn interp_vulkan_and_naga_spirv_agree() {
+    if !vulkan_available("interp_vulkan_and_naga_spirv_agree") {
+        return;
+    }
+    let started = std::time::Instant::now();
+    let dir = temp_dir();
+    let mut tally = Tally::default();
+    let cases = cases();
+    for case in &cases {
+        check(case, &dir, &mut tally);
+    }
+    eprintln!(
+        "vulkan: {} compute kernels; {} equal byte for byte, {} within the ULP bound, {} skipped; \
+         naga's SPIR-V compared on {} ({} skipped); {:.1} s",
+        cases.len(),
+        tally.exact,
+        tally
+            .bounded
+            .iter()
+            .filter(|(l, _)| !l.ends_with("(naga)"))
+            .count(),
+        tally.skipped.len(),
+        tally.naga_compared,
+        tally.naga_skipped.len(),
+        started.elapsed().as_secs_f64()
+    );
+    for (label, max) in &tally.bounded {
+        eprintln!("  within {ULP_BOUND} ULPs: {label}: max {max} ULPs");
+    }
+    for s in &tally.order_dependent {
+        eprintln!("  order-dependent words (change under interp --shuffle), not compared: {s}");
+    }
+    for s in &tally.naga_differs {
+        eprintln!("  naga differs by design, not compared: {s}");
+    }
+    for s in tally.skipped.iter().chain(&tally.naga_skipped) {
+        eprintln!("  skipped: {s}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(tally.failures.is_empty(), "{}", tally.failures.join("\n"));
+    assert!(
+        tally.exact >= 5,
+        "only {} kernels compared exactly",
+        tally.exact
+    );
+}

@@ -789,3 +789,174 @@ fn interp_vulkan_and_naga_spirv_agree() {
         tally.exact
     );
 }
+
+/// Exit codes and messages of `--engine vulkan`: garbage `.spv` and unknown devices are
+/// exit 1, interpreter-only options exit 2, a missing loader exit 1; a `.spv` runs on both
+/// engines (the interpreter through naga's SPIR-V front-end) with the same output.
+#[test]
+fn vulkan_engine_errors_and_spv_input() {
+    let clamp = path("examples/clamp_scale.wgsl");
+    let base = [
+        "run",
+        clamp.as_str(),
+        "--dispatch",
+        "1",
+        "--engine",
+        "vulkan",
+    ];
+    let with = |extra: &[&str]| {
+        let mut a = base.to_vec();
+        a.extend_from_slice(extra);
+        oxir(&a)
+    };
+    for extra in [
+        &["--shuffle", "1"][..],
+        &["--max-instructions", "10"],
+        &["--strict-bounds"],
+    ] {
+        let out = with(extra);
+        assert_eq!(out.status.code(), Some(2), "{extra:?}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("interpreter option"),
+            "{}",
+            stderr(&out)
+        );
+    }
+    // --device only with --engine vulkan.
+    let out = oxir(&["run", &clamp, "--dispatch", "1", "--device", "0"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    // A missing loader is exit 1 with what to install.
+    let out = Command::new(env!("CARGO_BIN_EXE_oxir"))
+        .args(base)
+        .env("OXIR_VULKAN_LOADER", "/nonexistent/libvulkan.so")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("no Vulkan loader (libvulkan.so.1) found: install libvulkan1"),
+        "{}",
+        stderr(&out)
+    );
+    // Garbage and truncated SPIR-V: exit 1 naming the problem, before any device is needed.
+    let dir = temp_dir();
+    let garbage = dir.join("garbage.spv");
+    std::fs::write(&garbage, b"this is not SPIR-V at all").unwrap();
+    let out = oxir(&[
+        "run",
+        garbage.to_str().unwrap(),
+        "--dispatch",
+        "1",
+        "--engine",
+        "vulkan",
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("malformed SPIR-V"),
+        "{}",
+        stderr(&out)
+    );
+    let spv = dir.join("clamp.spv");
+    let compiled = oxir(&[
+        "compile",
+        &clamp,
+        "--target",
+        "spirv",
+        "-o",
+        spv.to_str().unwrap(),
+    ]);
+    assert!(compiled.status.success(), "{}", stderr(&compiled));
+    let bytes = std::fs::read(&spv).unwrap();
+    let truncated = dir.join("truncated.bin");
+    std::fs::write(&truncated, &bytes[..bytes.len() - 12]).unwrap();
+    // Detected by the magic number, not the extension.
+    let out = oxir(&[
+        "run",
+        truncated.to_str().unwrap(),
+        "--dispatch",
+        "1",
+        "--engine",
+        "vulkan",
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("malformed SPIR-V"),
+        "{}",
+        stderr(&out)
+    );
+
+    if !vulkan_available("vulkan_engine_errors_and_spv_input") {
+        return;
+    }
+    let out = with(&["--device", "no-such-device"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("no Vulkan device matches `no-such-device`; devices: 0: "),
+        "{}",
+        stderr(&out)
+    );
+    let out = with(&["--device", "0"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    // The .spv on both engines, and the WGSL on the interpreter: the same lines.
+    let buffers = [
+        "--buffer",
+        "0:0=f32:2,3,5",
+        "--buffer",
+        "0:1=f32:1,2,3,4",
+        "--view",
+        "0:1=f32",
+    ];
+    let run = |input: &str, engine: &str| {
+        let mut a = vec!["run", input, "--dispatch", "1", "--engine", engine];
+        a.extend_from_slice(&buffers);
+        let out = oxir(&a);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{input} {engine}: {}",
+            stderr(&out)
+        );
+        stdout(&out)
+    };
+    let expected = "{\"group\":0,\"binding\":1,\"size\":16,\"hex\":\"00000040000080400000a0400000a040\",\"values\":[2.0,4.0,5.0,5.0]}\n";
+    assert_eq!(run(&clamp, "interp"), expected);
+    assert_eq!(run(&clamp, "vulkan"), expected);
+    assert_eq!(run(spv.to_str().unwrap(), "vulkan"), expected);
+    assert_eq!(run(spv.to_str().unwrap(), "interp"), expected);
+    // Unset bindings of a .spv get the reflected minimum size (runtime arrays: --default-size).
+    let out = oxir(&[
+        "run",
+        spv.to_str().unwrap(),
+        "--dispatch",
+        "1",
+        "--engine",
+        "vulkan",
+        "--default-size",
+        "64",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stdout(&out).contains("\"size\":64"), "{}", stdout(&out));
+    // -O does not apply to a .spv (its bytes run as they are).
+    let out = oxir(&[
+        "run",
+        spv.to_str().unwrap(),
+        "--dispatch",
+        "1",
+        "--engine",
+        "vulkan",
+        "-O",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    // A module with images: refused with "unsupported", exit 1.
+    let out = oxir(&[
+        "run",
+        &path("tests/shaders/textures.wgsl"),
+        "--entry",
+        "write_images",
+        "--dispatch",
+        "1",
+        "--engine",
+        "vulkan",
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("unsupported"), "{}", stderr(&out));
+}

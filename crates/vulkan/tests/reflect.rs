@@ -91,10 +91,17 @@ mod props {
     use super::*;
     use proptest::prelude::*;
 
+    fn clamp_scale() -> Vec<u32> {
+        static WORDS: std::sync::OnceLock<Vec<u32>> = std::sync::OnceLock::new();
+        WORDS
+            .get_or_init(|| spirv_of("examples/clamp_scale.wgsl"))
+            .clone()
+    }
+
     proptest! {
         #[test]
         fn random_damage_never_panics(edits in proptest::collection::vec((0usize..4096, any::<u32>()), 1..6)) {
-            let mut words = spirv_of("examples/clamp_scale.wgsl");
+            let mut words = clamp_scale();
             for (at, v) in edits {
                 let n = words.len();
                 words[at % n] = v;

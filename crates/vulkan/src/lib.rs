@@ -12,7 +12,7 @@
 //! - Device choice ([`DeviceSelector`]): the first device in enumeration order, or the one
 //!   whose index is given, or the first whose name contains the given text.
 //! - [`run_compute`] creates everything it needs for one dispatch and frees all of it on
-//!   every path (the [`runner`] guard's `Drop`): one host-visible, host-coherent buffer per
+//!   every path (the `runner` guard's `Drop`): one host-visible, host-coherent buffer per
 //!   binding (at least 4 bytes, so zero-sized bindings are legal), one descriptor set per
 //!   set number up to the largest (empty layouts fill gaps), a compute pipeline, one
 //!   command buffer with the dispatch and a compute-write → host-read barrier, and a fence
@@ -22,8 +22,8 @@
 //! - `robustBufferAccess` is enabled when the device supports it, so out-of-bounds buffer
 //!   accesses stay inside the buffer (Vulkan does not promise WGSL's "reads give zero").
 //! - Push constants are refused ([`Error::PushConstants`]); images and samplers are refused
-//!   by [`reflect`].
-//! - [`reflect`] reads a SPIR-V binary's entry points and buffer bindings (with their
+//!   by [`reflect()`].
+//! - [`reflect()`] reads a SPIR-V binary's entry points and buffer bindings (with their
 //!   minimum sizes from the layout decorations), so a `.spv` file can be run without any
 //!   other description. Malformed input is an error naming the word, never a panic.
 

@@ -19,8 +19,11 @@
 //!   waited on for at most `OXIR_VULKAN_TIMEOUT_MS` milliseconds (default 10 000). A
 //!   timeout is an error; the objects the device may still be using are then leaked rather
 //!   than destroyed while in use.
-//! - `robustBufferAccess` is enabled when the device supports it, so out-of-bounds buffer
-//!   accesses stay inside the buffer (Vulkan does not promise WGSL's "reads give zero").
+//! - Every feature the device supports is enabled (core, and the Vulkan 1.1–1.3 feature
+//!   structures when both the loader and the device have that version), so any module the
+//!   device can run is accepted: 64-bit integers and atomics, 16-bit types, and
+//!   `robustBufferAccess`, which keeps out-of-bounds buffer accesses inside the buffer
+//!   (Vulkan does not promise WGSL's "reads give zero").
 //! - Push constants are refused ([`Error::PushConstants`]); images and samplers are refused
 //!   by [`reflect()`].
 //! - [`reflect()`] reads a SPIR-V binary's entry points and buffer bindings (with their

@@ -42,6 +42,8 @@ fn driver_files() -> String {
 /// Everything one dispatch creates. `Drop` destroys it.
 struct Session {
     instance: ash::Instance,
+    /// The API version the instance was created for: the loader's, at most 1.3.
+    api_version: u32,
     device: Option<ash::Device>,
     buffers: Vec<(vk::Buffer, vk::DeviceMemory)>,
     set_layouts: Vec<vk::DescriptorSetLayout>,
@@ -57,9 +59,15 @@ struct Session {
 
 impl Session {
     fn new(entry: &ash::Entry) -> Result<Self, Error> {
+        // SAFETY: a plain query of the loader.
+        let loader_version = unsafe { entry.try_enumerate_instance_version() }
+            .ok()
+            .flatten()
+            .unwrap_or(vk::API_VERSION_1_0);
+        let api_version = loader_version.min(vk::API_VERSION_1_3);
         let app = vk::ApplicationInfo::default()
             .application_name(c"oxir")
-            .api_version(vk::API_VERSION_1_1);
+            .api_version(api_version);
         let info = vk::InstanceCreateInfo::default().application_info(&app);
         // SAFETY: a valid create info; the instance is destroyed in `Drop`.
         let instance = unsafe { entry.create_instance(&info, None) }.map_err(|e| match e {
@@ -68,6 +76,7 @@ impl Session {
         })?;
         Ok(Session {
             instance,
+            api_version,
             device: None,
             buffers: Vec::new(),
             set_layouts: Vec::new(),
@@ -282,11 +291,29 @@ pub fn run_compute(
     let queue_info = [vk::DeviceQueueCreateInfo::default()
         .queue_family_index(family)
         .queue_priorities(&priorities)];
-    let enabled = vk::PhysicalDeviceFeatures::default()
-        .robust_buffer_access(features.robust_buffer_access == vk::TRUE);
-    let device_info = vk::DeviceCreateInfo::default()
-        .queue_create_infos(&queue_info)
-        .enabled_features(&enabled);
+    // Every feature the device supports is enabled (robustBufferAccess, 64-bit integers and
+    // atomics, 16-bit types, ...), so any module the device can run is accepted.
+    // SAFETY: `pd` is a physical device of this instance.
+    let device_api = unsafe { instance.get_physical_device_properties(pd) }.api_version;
+    let api = device_api.min(s.api_version);
+    let mut f11 = vk::PhysicalDeviceVulkan11Features::default();
+    let mut f12 = vk::PhysicalDeviceVulkan12Features::default();
+    let mut f13 = vk::PhysicalDeviceVulkan13Features::default();
+    let mut features2 = vk::PhysicalDeviceFeatures2::default();
+    if api >= vk::API_VERSION_1_2 {
+        features2 = features2.push_next(&mut f11).push_next(&mut f12);
+    }
+    if api >= vk::API_VERSION_1_3 {
+        features2 = features2.push_next(&mut f13);
+    }
+    let device_info = vk::DeviceCreateInfo::default().queue_create_infos(&queue_info);
+    let device_info = if api >= vk::API_VERSION_1_1 {
+        // SAFETY: the chain holds structures of the device's API version.
+        unsafe { instance.get_physical_device_features2(pd, &mut features2) };
+        device_info.push_next(&mut features2)
+    } else {
+        device_info.enabled_features(&features)
+    };
     // SAFETY: valid create info for a device of this instance; destroyed in `Drop`.
     let device = unsafe { instance.create_device(pd, &device_info, None) }
         .map_err(vk_err("vkCreateDevice"))?;

@@ -1015,4 +1015,37 @@ fn vulkan_engine_errors_and_spv_input() {
     ]);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert!(stderr(&out).contains("unsupported"), "{}", stderr(&out));
+
+    // A dispatch that runs too long is exit 1 naming OXIR_VULKAN_TIMEOUT_MS. (lavapipe
+    // stops any loop after 65535 iterations, so it takes many workgroups to be slow.)
+    let spin = dir.join("spin.wgsl");
+    std::fs::write(
+        &spin,
+        "@group(0) @binding(0) var<storage, read_write> data: array<u32>;\n\
+         @compute @workgroup_size(1) fn main() {\n\
+         var i = 0u;\n\
+         loop { if data[0] == 12345u { break; } i = i + 1u; data[1] = i; }\n\
+         }\n",
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_oxir"))
+        .args([
+            "run",
+            spin.to_str().unwrap(),
+            "--dispatch",
+            "65535",
+            "--engine",
+            "vulkan",
+            "--default-size",
+            "8",
+        ])
+        .env("OXIR_VULKAN_TIMEOUT_MS", "200")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("did not finish within 200 ms"),
+        "{}",
+        stderr(&out)
+    );
 }

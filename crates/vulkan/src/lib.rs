@@ -24,6 +24,9 @@
 //!   device can run is accepted: 64-bit integers and atomics, 16-bit types, and
 //!   `robustBufferAccess`, which keeps out-of-bounds buffer accesses inside the buffer
 //!   (Vulkan does not promise WGSL's "reads give zero").
+//! - lavapipe (llvmpipe's gallivm) ends every loop after 65535 iterations without an
+//!   error, so a kernel that loops longer gives different results there than on a GPU or
+//!   in the interpreter; the timeout only catches dispatches that are slow overall.
 //! - Push constants are refused ([`Error::PushConstants`]); images and samplers are refused
 //!   by [`reflect()`].
 //! - [`reflect()`] reads a SPIR-V binary's entry points and buffer bindings (with their

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs oxir's whole test suite. Installs the system tools the tests need, with apt-get and
-# only when they are missing (none are needed by the IR crate yet; the back-end issues add
-# spirv-tools, lavapipe, LLVM and virglrenderer here).
+# only when they are missing: spirv-tools, and the Vulkan loader with Mesa's lavapipe
+# driver (libvulkan1, mesa-vulkan-drivers); the later back-end issues add LLVM and
+# virglrenderer here.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -12,6 +13,11 @@ missing=()
 for pair in "${required_tools[@]+"${required_tools[@]}"}"; do
     command -v "${pair%%:*}" >/dev/null 2>&1 || missing+=("${pair##*:}")
 done
+# Vulkan: the loader and Mesa's lavapipe CPU driver have no command; look for their files.
+compgen -G "/usr/lib*/libvulkan.so.1" >/dev/null || compgen -G "/usr/lib/*/libvulkan.so.1" >/dev/null \
+    || missing+=("libvulkan1")
+lvp_icd=$(compgen -G "/usr/share/vulkan/icd.d/lvp_icd.*.json" | head -n 1 || true)
+[ -n "$lvp_icd" ] || missing+=("mesa-vulkan-drivers")
 if [ "${#missing[@]}" -gt 0 ]; then
     echo "scripts/test.sh: installing ${missing[*]}"
     sudo_cmd=""
@@ -19,6 +25,15 @@ if [ "${#missing[@]}" -gt 0 ]; then
     $sudo_cmd apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}"
 fi
+
+# Vulkan tests run on lavapipe, and fail (rather than skip) when Vulkan is unavailable.
+lvp_icd=$(compgen -G "/usr/share/vulkan/icd.d/lvp_icd.*.json" | head -n 1 || true)
+if [ -n "$lvp_icd" ] && [ -z "${VK_DRIVER_FILES:-}" ] && [ -z "${VK_ICD_FILENAMES:-}" ]; then
+    export VK_DRIVER_FILES="$lvp_icd" VK_ICD_FILENAMES="$lvp_icd"
+fi
+export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-/tmp/xdg-runtime-$(id -u)}"
+mkdir -p -m 700 "$XDG_RUNTIME_DIR"
+export OXIR_REQUIRE_VULKAN=1
 
 # The verifier runs after every pass in tests.
 export OXIR_VERIFY_EACH=1

@@ -7,6 +7,7 @@
 
 mod diagnostics;
 mod run;
+mod run_vulkan;
 mod shaders;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -119,8 +120,9 @@ enum Command {
         #[arg(long)]
         stage: Option<String>,
     },
-    /// Run a kernel with the reference interpreter and print its storage buffers as JSON
-    /// lines (INPUT: anything `oxir compile` reads).
+    /// Run a kernel with the reference interpreter (`--engine interp`, the default) or on a
+    /// Vulkan device (`--engine vulkan [--device NAME|INDEX]`, INPUT may also be any `.spv`)
+    /// and print its storage buffers as JSON lines (INPUT: anything `oxir compile` reads).
     Run(run::RunArgs),
 }
 

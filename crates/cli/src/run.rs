@@ -1,7 +1,8 @@
-//! `oxir run`: execute a kernel with the reference interpreter (`oxir-interp`).
+//! `oxir run`: execute a kernel with the reference interpreter (`oxir-interp`), or on a
+//! Vulkan device with `--engine vulkan` (see `run_vulkan`; same arguments and output).
 //!
-//! `oxir run INPUT --dispatch X[,Y[,Z]] [--entry NAME] [-O0|-O] [--engine interp]
-//! [--buffer G:B=SPEC]... [--view G:B=TYPE]... [--default-size BYTES]
+//! `oxir run INPUT --dispatch X[,Y[,Z]] [--entry NAME] [-O0|-O] [--engine interp|vulkan]
+//! [--device NAME|INDEX] [--buffer G:B=SPEC]... [--view G:B=TYPE]... [--default-size BYTES]
 //! [--max-instructions N] [--strict-bounds] [--shuffle SEED]`
 //!
 //! SPEC: `zero:BYTES`, `random:BYTES[:SEED]` (splitmix64 bytes), `@FILE` (raw bytes) or
@@ -37,9 +38,14 @@ pub struct RunArgs {
     /// (the normalize pipeline first).
     #[arg(short = 'O', value_name = "LEVEL", num_args = 0..=1, default_missing_value = "1")]
     pub opt: Option<String>,
-    /// The executor: `interp`.
+    /// The executor: `interp` (the reference interpreter) or `vulkan` (oxir's SPIR-V on a
+    /// Vulkan device; a `.spv` INPUT runs as it is).
     #[arg(long, default_value = "interp")]
     pub engine: String,
+    /// The Vulkan device (`--engine vulkan`): an index, or text its name contains
+    /// (default: the first device).
+    #[arg(long, value_name = "NAME|INDEX")]
+    pub device: Option<String>,
     /// Initial contents of a binding: G:B=SPEC (repeatable).
     #[arg(long = "buffer", value_name = "G:B=SPEC")]
     pub buffers: Vec<String>,
@@ -49,9 +55,9 @@ pub struct RunArgs {
     /// Size of bindings ending in a runtime-sized array when no --buffer gives them.
     #[arg(long, value_name = "BYTES", default_value_t = 1024)]
     pub default_size: u64,
-    /// Instruction budget of the run.
-    #[arg(long, value_name = "N", default_value_t = 100_000_000)]
-    pub max_instructions: u64,
+    /// Instruction budget of the run (interp only; default 100000000).
+    #[arg(long, value_name = "N")]
+    pub max_instructions: Option<u64>,
     /// Out-of-bounds accesses are errors instead of WGSL robust access.
     #[arg(long)]
     pub strict_bounds: bool,
@@ -60,7 +66,7 @@ pub struct RunArgs {
     pub shuffle: Option<u64>,
 }
 
-fn usage(message: impl Into<String>) -> Failure {
+pub(crate) fn usage(message: impl Into<String>) -> Failure {
     Failure::Usage(message.into())
 }
 
@@ -145,13 +151,15 @@ fn values_json(bytes: &[u8], ty: &str) -> String {
     format!("[{}]", items.join(","))
 }
 
-pub fn run(args: RunArgs) -> Result<(), Failure> {
-    if args.engine != "interp" {
-        return Err(usage(format!(
-            "unknown engine `{}`; available: interp",
-            args.engine
-        )));
-    }
+/// What both engines share: the parsed dispatch, buffer and view arguments.
+pub(crate) struct Request {
+    pub optimize: bool,
+    pub groups: [u32; 3],
+    pub given: BTreeMap<(u32, u32), Vec<u8>>,
+    pub views: BTreeMap<(u32, u32), String>,
+}
+
+pub(crate) fn parse_request(args: &RunArgs) -> Result<Request, Failure> {
     let optimize = match args.opt.as_deref() {
         None | Some("0") => false,
         Some("1" | "2" | "3" | "") => true,
@@ -187,54 +195,68 @@ pub fn run(args: RunArgs) -> Result<(), Failure> {
         }
         views.insert(parse_binding(binding)?, ty.to_string());
     }
+    Ok(Request {
+        optimize,
+        groups,
+        given,
+        views,
+    })
+}
 
-    let is_oxir = args.input.extension().and_then(|e| e.to_str()) == Some("oxir");
-    let lower_entry = if is_oxir { None } else { args.entry.clone() };
-    let mut module = crate::shaders::load(&args.input, lower_entry, args.stage.as_deref())?;
-    let name = args.input.display().to_string();
-    if optimize {
-        let run = oxir_passes::pipelines::normalize().run(&mut module);
-        if let Some(error) = &run.error {
-            eprintln!("{name}: error: pass {error}");
-            return Err(Failure::Rejected);
-        }
-    }
+/// The kernel to run: `--entry`, or the only kernel of `module`.
+pub(crate) fn choose_kernel(
+    module: &oxir_ir::Module,
+    entry: Option<&str>,
+    name: &str,
+) -> Result<String, Failure> {
     let kernels: Vec<String> = module
         .functions
         .values()
         .filter(|f| matches!(f.kind, FunctionKind::Kernel { .. }))
         .map(|f| f.name.clone())
         .collect();
-    let entry = match &args.entry {
+    match entry {
         Some(e) => {
-            if !kernels.contains(e) {
+            if !kernels.iter().any(|k| k == e) {
                 return Err(usage(format!(
                     "{name}: no kernel named `{e}`; kernels: {}",
                     kernels.join(", ")
                 )));
             }
-            e.clone()
+            Ok(e.to_string())
         }
         None => match kernels.as_slice() {
-            [one] => one.clone(),
+            [one] => Ok(one.clone()),
             [] => {
                 eprintln!("{name}: error: no compute entry point to run");
-                return Err(Failure::Rejected);
+                Err(Failure::Rejected)
             }
-            many => {
-                return Err(usage(format!(
-                    "{name}: several kernels ({}); choose one with --entry",
-                    many.join(", ")
-                )))
-            }
+            many => Err(usage(format!(
+                "{name}: several kernels ({}); choose one with --entry",
+                many.join(", ")
+            ))),
         },
-    };
-    let bindings = oxir_interp::bindings(&module).map_err(|e| {
-        eprintln!("{name}: error: {e}");
-        Failure::Rejected
-    })?;
-    for key in given.keys().chain(views.keys()) {
-        if !bindings.contains_key(key) {
+    }
+}
+
+/// A binding as both engines report it.
+pub(crate) struct Slot {
+    pub min_size: u64,
+    pub runtime_sized: bool,
+    pub storage: bool,
+}
+
+/// The initial bytes of every binding: `--buffer` data, or zeros at the minimum size
+/// (`--default-size` for runtime-sized ones). Every `--buffer` and `--view` must name a
+/// binding.
+pub(crate) fn initial_buffers(
+    request: &mut Request,
+    slots: &BTreeMap<(u32, u32), Slot>,
+    default_size: u64,
+    name: &str,
+) -> Result<Buffers, Failure> {
+    for key in request.given.keys().chain(request.views.keys()) {
+        if !slots.contains_key(key) {
             return Err(usage(format!(
                 "{name}: no buffer binding {}:{}",
                 key.0, key.1
@@ -242,12 +264,12 @@ pub fn run(args: RunArgs) -> Result<(), Failure> {
         }
     }
     let mut buffers = Buffers::new();
-    for (key, info) in &bindings {
-        let bytes = match given.remove(key) {
+    for (key, info) in slots {
+        let bytes = match request.given.remove(key) {
             Some(bytes) => bytes,
             None => {
                 let size = if info.runtime_sized {
-                    info.min_size.max(args.default_size)
+                    info.min_size.max(default_size)
                 } else {
                     info.min_size
                 };
@@ -256,24 +278,16 @@ pub fn run(args: RunArgs) -> Result<(), Failure> {
         };
         buffers.insert(*key, bytes);
     }
-    let options = Options {
-        out_of_bounds: if args.strict_bounds {
-            OutOfBounds::Error
-        } else {
-            OutOfBounds::Robust
-        },
-        max_instructions: args.max_instructions,
-        shuffle_seed: args.shuffle,
-    };
-    let report =
-        oxir_interp::dispatch(&module, &entry, groups, &mut buffers, &options).map_err(|e| {
-            eprintln!("{name}: error: {e}");
-            Failure::Rejected
-        })?;
-    for line in &report.prints {
-        eprintln!("{line}");
-    }
-    for (key, info) in &bindings {
+    Ok(buffers)
+}
+
+/// Prints every storage binding as one JSON line, in `(group, binding)` order.
+pub(crate) fn print_buffers(
+    slots: &BTreeMap<(u32, u32), Slot>,
+    buffers: &Buffers,
+    views: &BTreeMap<(u32, u32), String>,
+) {
+    for (key, info) in slots {
         if !info.storage {
             continue;
         }
@@ -291,5 +305,82 @@ pub fn run(args: RunArgs) -> Result<(), Failure> {
         line.push('}');
         println!("{line}");
     }
+}
+
+pub fn run(args: RunArgs) -> Result<(), Failure> {
+    match args.engine.as_str() {
+        "interp" => {
+            if args.device.is_some() {
+                return Err(usage("--device applies to --engine vulkan"));
+            }
+            run_interp(args)
+        }
+        "vulkan" => crate::run_vulkan::run(args),
+        other => Err(usage(format!(
+            "unknown engine `{other}`; available: interp, vulkan"
+        ))),
+    }
+}
+
+fn run_interp(args: RunArgs) -> Result<(), Failure> {
+    let mut request = parse_request(&args)?;
+    let is_oxir = args.input.extension().and_then(|e| e.to_str()) == Some("oxir");
+    let lower_entry = if is_oxir { None } else { args.entry.clone() };
+    let mut module = crate::shaders::load(&args.input, lower_entry, args.stage.as_deref())?;
+    let name = args.input.display().to_string();
+    if request.optimize {
+        let run = oxir_passes::pipelines::normalize().run(&mut module);
+        if let Some(error) = &run.error {
+            eprintln!("{name}: error: pass {error}");
+            return Err(Failure::Rejected);
+        }
+    }
+    let entry = choose_kernel(&module, args.entry.as_deref(), &name)?;
+    let slots = interp_slots(&module, &name)?;
+    let mut buffers = initial_buffers(&mut request, &slots, args.default_size, &name)?;
+    let options = Options {
+        out_of_bounds: if args.strict_bounds {
+            OutOfBounds::Error
+        } else {
+            OutOfBounds::Robust
+        },
+        max_instructions: args
+            .max_instructions
+            .unwrap_or(Options::default().max_instructions),
+        shuffle_seed: args.shuffle,
+    };
+    let report = oxir_interp::dispatch(&module, &entry, request.groups, &mut buffers, &options)
+        .map_err(|e| {
+            eprintln!("{name}: error: {e}");
+            Failure::Rejected
+        })?;
+    for line in &report.prints {
+        eprintln!("{line}");
+    }
+    print_buffers(&slots, &buffers, &request.views);
     Ok(())
+}
+
+/// The module's buffer bindings as the interpreter lays them out.
+pub(crate) fn interp_slots(
+    module: &oxir_ir::Module,
+    name: &str,
+) -> Result<BTreeMap<(u32, u32), Slot>, Failure> {
+    let bindings = oxir_interp::bindings(module).map_err(|e| {
+        eprintln!("{name}: error: {e}");
+        Failure::Rejected
+    })?;
+    Ok(bindings
+        .into_iter()
+        .map(|(k, b)| {
+            (
+                k,
+                Slot {
+                    min_size: b.min_size,
+                    runtime_sized: b.runtime_sized,
+                    storage: b.storage,
+                },
+            )
+        })
+        .collect())
 }

@@ -83,7 +83,7 @@ fn usage_and_runtime_errors_have_exit_codes() {
         Some(2)
     );
     assert_eq!(
-        oxir(&["run", &clamp, "--dispatch", "1", "--engine", "vulkan"])
+        oxir(&["run", &clamp, "--dispatch", "1", "--engine", "nope"])
             .status
             .code(),
         Some(2)

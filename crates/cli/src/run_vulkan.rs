@@ -1,0 +1,141 @@
+//! `oxir run INPUT --engine vulkan [--device NAME|INDEX]`: the dispatch on a Vulkan device
+//! (`oxir-vulkan`), with the same buffer arguments and the same JSON lines as
+//! `--engine interp`.
+//!
+//! - A shader or `.oxir` INPUT is compiled with `oxir-spirv` exactly as `oxir compile
+//!   --target spirv` does (`-O0` and `-O` both run the SPIR-V driver pipeline, which
+//!   normalises and structurizes), for the default target environment. Its bindings,
+//!   their sizes and which ones are printed come from the oxir module, as for the
+//!   interpreter, so both engines print the same lines for the same arguments. A binding
+//!   the SPIR-V pipeline removed (unused) is not bound and is printed unchanged.
+//! - A `.spv` INPUT (by extension, or by the SPIR-V magic number) runs as it is; its
+//!   bindings and their minimum sizes come from `oxir_vulkan::reflect`. `-O` and
+//!   `--stage` do not apply to it.
+//! - `--shuffle`, `--max-instructions` and `--strict-bounds` are interpreter options: with
+//!   `--engine vulkan` they are usage errors (exit 2).
+//! - A missing Vulkan loader or device, an unknown `--device`, malformed SPIR-V, or a
+//!   driver error exits 1 with the reason on stderr.
+
+use crate::diagnostics::Failure;
+use crate::run::{
+    choose_kernel, initial_buffers, interp_slots, parse_request, print_buffers, usage, RunArgs,
+    Slot,
+};
+use oxir_vulkan::{BindingData, DescriptorKind, DeviceSelector, Interface};
+use std::collections::BTreeMap;
+
+fn rejected(name: &str, message: impl std::fmt::Display) -> Failure {
+    eprintln!("{name}: error: {message}");
+    Failure::Rejected
+}
+
+pub fn run(args: RunArgs) -> Result<(), Failure> {
+    for (given, option) in [
+        (args.shuffle.is_some(), "--shuffle"),
+        (args.max_instructions.is_some(), "--max-instructions"),
+        (args.strict_bounds, "--strict-bounds"),
+    ] {
+        if given {
+            return Err(usage(format!(
+                "{option} is an interpreter option; it does not apply to --engine vulkan"
+            )));
+        }
+    }
+    let mut request = parse_request(&args)?;
+    let name = args.input.display().to_string();
+    let device = args
+        .device
+        .as_deref()
+        .map(DeviceSelector::parse)
+        .unwrap_or_default();
+    let is_spv = args.input.extension().and_then(|e| e.to_str()) == Some("spv")
+        || std::fs::read(&args.input)
+            .map(|b| oxir_vulkan::reflect::has_magic(&b))
+            .unwrap_or(false);
+
+    let (words, slots, entry) = if is_spv {
+        if args.opt.is_some() || args.stage.is_some() {
+            return Err(usage(
+                "-O and --stage do not apply to a .spv input with --engine vulkan (its bytes run as they are)",
+            ));
+        }
+        let bytes =
+            std::fs::read(&args.input).map_err(|e| usage(format!("cannot read {name}: {e}")))?;
+        let words = oxir_vulkan::words_from_bytes(&bytes).map_err(|e| rejected(&name, e))?;
+        let interface = oxir_vulkan::reflect(&words).map_err(|e| rejected(&name, e))?;
+        let entry = interface
+            .compute_entry(args.entry.as_deref())
+            .map_err(|e| rejected(&name, e))?
+            .name
+            .clone();
+        let slots: BTreeMap<(u32, u32), Slot> = interface
+            .bindings
+            .iter()
+            .map(|(k, b)| {
+                (
+                    *k,
+                    Slot {
+                        min_size: b.min_size,
+                        runtime_sized: b.runtime_sized,
+                        storage: b.kind == DescriptorKind::StorageBuffer,
+                    },
+                )
+            })
+            .collect();
+        (words, slots, entry)
+    } else {
+        if let Some(level) = args.opt.as_deref() {
+            if !matches!(level, "0" | "1" | "") {
+                return Err(usage(format!(
+                    "unknown optimisation level -O{level}; expected -O0 or -O"
+                )));
+            }
+        }
+        let is_oxir = args.input.extension().and_then(|e| e.to_str()) == Some("oxir");
+        let lower_entry = if is_oxir { None } else { args.entry.clone() };
+        let module = crate::shaders::load(&args.input, lower_entry, args.stage.as_deref())?;
+        let entry = choose_kernel(&module, args.entry.as_deref(), &name)?;
+        let slots = interp_slots(&module, &name)?;
+        let words = oxir_spirv::compile(&module, &oxir_spirv::Options::default())
+            .map_err(|e| rejected(&name, e))?;
+        (words, slots, entry)
+    };
+
+    let interface = oxir_vulkan::reflect(&words).map_err(|e| rejected(&name, e))?;
+    let mut buffers = initial_buffers(&mut request, &slots, args.default_size, &name)?;
+    let data = bound_data(&interface, &buffers, &name)?;
+    let out = oxir_vulkan::run_compute(&words, &interface, &entry, request.groups, &data, &device)
+        .map_err(|e| rejected(&name, e))?;
+    for (d, bytes) in data.iter().zip(out) {
+        buffers.insert((d.set, d.binding), bytes);
+    }
+    print_buffers(&slots, &buffers, &request.views);
+    Ok(())
+}
+
+/// The buffers the module declares, with the descriptor kind its SPIR-V gives them.
+fn bound_data(
+    interface: &Interface,
+    buffers: &oxir_interp::Buffers,
+    name: &str,
+) -> Result<Vec<BindingData>, Failure> {
+    let mut data = Vec::new();
+    for (key, b) in &interface.bindings {
+        let Some(bytes) = buffers.get(key) else {
+            return Err(rejected(
+                name,
+                format!(
+                    "the SPIR-V declares binding {}:{} that the module does not",
+                    key.0, key.1
+                ),
+            ));
+        };
+        data.push(BindingData {
+            set: key.0,
+            binding: key.1,
+            kind: b.kind,
+            bytes: bytes.clone(),
+        });
+    }
+    Ok(data)
+}

@@ -1,0 +1,813 @@
+//! `oxir run --engine vulkan`: three independent paths agree on every compute kernel of the
+//! project's shaders and of `../shared/corpus/` that the interpreter runs —
+//!
+//! 1. `oxir run FILE --engine interp` (the oracle),
+//! 2. `oxir run FILE --engine vulkan` (oxir's SPIR-V, checked by `spirv-val` first),
+//! 3. `oxir run naga.spv --engine vulkan` (naga's own SPIR-V writer, bounds checks
+//!    `ReadZeroSkipWrite` as WGSL's robust access, also through `spirv-val`),
+//!
+//! with the same typed, deterministic inputs. Inputs: each binding's words are typed from
+//! the oxir global's type (floats: finite multiples of 1/64 in [-4, 4), never NaN;
+//! integers: 0..32, small so that data-dependent indices stay in bounds, where Vulkan's
+//! robustBufferAccess and WGSL's "reads give zero" differ; bools 0 or 1); runtime arrays get
+//! 512 bytes. Integer words compare exactly; float words too, unless the shader uses an
+//! operation whose precision Vulkan leaves to the driver ([`IMPRECISE`]): then float words
+//! compare within [`ULP_BOUND`] ULPs and the test prints the shader and the largest
+//! difference seen. Words that change when the interpreter shuffles the invocation order
+//! (`--shuffle 1..3`: races by design, atomics) are not compared, and neither are the words
+//! where naga's SPIR-V differs from WGSL by design ([`NAGA_DIFFERS`]); the test prints both.
+//!
+//! Without Vulkan (no loader or no device) the tests fail when `OXIR_REQUIRE_VULKAN=1`
+//! (scripts/test.sh sets it) and otherwise skip with a message.
+
+mod common;
+mod vulkan_support;
+
+use common::{oxir, path, repo, stderr, stdout};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use vulkan_support::{compare, inputs, mask, parse_lines};
+
+fn vulkan_available(test: &str) -> bool {
+    let why = match oxir_vulkan::list_devices() {
+        Ok(d) if !d.is_empty() => return true,
+        Ok(_) => "the loader lists no device".to_string(),
+        Err(e) => e.to_string(),
+    };
+    if std::env::var("OXIR_REQUIRE_VULKAN").as_deref() == Ok("1") {
+        panic!("{test}: Vulkan is required (OXIR_REQUIRE_VULKAN=1) but unavailable: {why}");
+    }
+    eprintln!("SKIPPED {test}: no Vulkan: {why}");
+    false
+}
+
+fn corpus_dir() -> Option<PathBuf> {
+    let mut dir = repo().canonicalize().ok()?;
+    loop {
+        if dir.join("shared/corpus").is_dir() {
+            return Some(dir.join("shared/corpus"));
+        }
+        if !dir.pop() {
+            return None;
+        }
+    }
+}
+
+fn temp_dir() -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("oxir-cli-vulkan-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// `Err(message)` when spirv-val rejects the module; `Ok(false)` when it is not installed.
+fn spirv_val(file: &Path) -> Result<bool, String> {
+    match Command::new("spirv-val")
+        .args(["--target-env", "vulkan1.1"])
+        .arg(file)
+        .output()
+    {
+        Ok(o) if o.status.success() => Ok(true),
+        Ok(o) => Err(format!(
+            "spirv-val rejects {}: {}{}",
+            file.display(),
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        )),
+        Err(_) => {
+            if std::env::var("OXIR_REQUIRE_VULKAN").as_deref() == Ok("1") {
+                return Err("spirv-val is not installed (scripts/test.sh installs it)".into());
+            }
+            Ok(false)
+        }
+    }
+}
+
+/// Built-ins whose precision Vulkan leaves to the driver. Float division (2.5 ULP in
+/// Vulkan) is not on the list: lavapipe divides correctly rounded, so divisions compare
+/// exactly here, and a driver that does not would fail this test visibly.
+const IMPRECISE: &[&str] = &[
+    "sin(",
+    "cos(",
+    "tan(",
+    "asin(",
+    "acos(",
+    "atan(",
+    "atan2(",
+    "sinh(",
+    "cosh(",
+    "tanh(",
+    "asinh(",
+    "acosh(",
+    "atanh(",
+    "exp(",
+    "exp2(",
+    "log(",
+    "log2(",
+    "pow(",
+    "sqrt(",
+    "inverseSqrt(",
+    "normalize(",
+    "length(",
+    "distance(",
+    "smoothstep(",
+    "degrees(",
+    "radians(",
+    "refract(",
+    "inversesqrt(",
+];
+/// The ULP bound for float words of shaders that use [`IMPRECISE`] operations.
+const ULP_BOUND: u32 = 256;
+
+fn imprecise(text: &str) -> Option<&'static str> {
+    if let Some(op) = IMPRECISE.iter().find(|op| {
+        text.match_indices(**op).any(|(i, _)| {
+            // A whole word: not the tail of another identifier.
+            !text[..i]
+                .chars()
+                .next_back()
+                .is_some_and(|c| c.is_alphanumeric() || c == '_')
+        })
+    }) {
+        return Some(op);
+    }
+    None
+}
+
+/// A kernel to check.
+struct Case {
+    file: PathBuf,
+    entry: String,
+}
+
+fn source_of(file: &Path, text: &str) -> oxir_naga::ShaderSource<'static> {
+    let text: &'static str = Box::leak(text.to_string().into_boxed_str());
+    if file.extension().and_then(|e| e.to_str()) == Some("comp") {
+        oxir_naga::ShaderSource::Glsl(text, oxir_naga::GlslStage::Compute)
+    } else {
+        oxir_naga::ShaderSource::Wgsl(text)
+    }
+}
+
+fn cases() -> Vec<Case> {
+    let mut files: Vec<PathBuf> = [
+        "examples/clamp_scale.wgsl",
+        "tests/shaders/prefix_sum.wgsl",
+        "tests/shaders/histogram.wgsl",
+        "tests/shaders/reduce.comp",
+        "tests/shaders/memory.wgsl",
+        "tests/shaders/control_flow.wgsl",
+        "tests/shaders/expressions.wgsl",
+        "tests/shaders/interface.wgsl",
+        "tests/shaders/textures.wgsl",
+    ]
+    .iter()
+    .map(|f| PathBuf::from(path(f)))
+    .collect();
+    match corpus_dir() {
+        Some(corpus) => {
+            let mut found = Vec::new();
+            for sub in ["naga", "wgpu-examples"] {
+                if let Ok(rd) = std::fs::read_dir(corpus.join(sub)) {
+                    for e in rd.flatten() {
+                        if e.path().extension().and_then(|e| e.to_str()) == Some("wgsl") {
+                            found.push(e.path());
+                        }
+                    }
+                }
+            }
+            found.sort();
+            files.extend(found);
+        }
+        None => eprintln!("SKIPPED the corpus: no shared/corpus"),
+    }
+    let mut out = Vec::new();
+    for file in files {
+        let text = std::fs::read_to_string(&file).unwrap();
+        let Ok(shader) = source_of(&file, &text).parse("case") else {
+            continue;
+        };
+        for ep in &shader.module.entry_points {
+            if ep.stage == naga::ShaderStage::Compute {
+                out.push(Case {
+                    file: file.clone(),
+                    entry: ep.name.clone(),
+                });
+            }
+        }
+    }
+    out
+}
+
+/// naga's SPIR-V for one entry point, robust access as WGSL's (`ReadZeroSkipWrite`), or
+/// `Restrict` (indices clamped) where naga's writer cannot do that (atomics); the second
+/// value says which.
+fn naga_spirv(file: &Path, text: &str, entry: &str) -> Result<(Vec<u32>, bool), String> {
+    let shader = source_of(file, text)
+        .parse("naga")
+        .map_err(|e| e.rendered)?;
+    let write = |policy| {
+        let options = naga::back::spv::Options {
+            lang_version: (1, 3),
+            flags: naga::back::spv::WriterFlags::empty(),
+            bounds_check_policies: naga::proc::BoundsCheckPolicies {
+                index: policy,
+                buffer: policy,
+                image_load: policy,
+                binding_array: policy,
+            },
+            ..Default::default()
+        };
+        let pipeline = naga::back::spv::PipelineOptions {
+            shader_stage: naga::ShaderStage::Compute,
+            entry_point: entry.to_string(),
+        };
+        naga::back::spv::write_vec(&shader.module, &shader.info, &options, Some(&pipeline))
+            .map_err(|e| e.to_string())
+    };
+    match write(naga::proc::BoundsCheckPolicy::ReadZeroSkipWrite) {
+        Ok(words) => Ok((words, false)),
+        Err(e) if e.contains("Atomics") => {
+            write(naga::proc::BoundsCheckPolicy::Restrict).map(|w| (w, true))
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// Words where naga's SPIR-V differs from WGSL by design: (kernel, binding, first word,
+/// every n-th word after it, why). Not compared; the test prints them.
+const NAGA_DIFFERS: &[(&str, (u32, u32), usize, usize, &str)] = &[(
+    "expressions.wgsl:main",
+    (0, 2),
+    2,
+    4,
+    "`uints[i].z` holds pack2x16snorm(vec2(-0.5)): -0.5 * 32767 = -16383.5, which naga \
+     writes as GLSL.std.450 PackSnorm2x16, whose rounding of halves is the driver's (lavapipe \
+     gives -16384); WGSL (and oxir) specify floor(0.5 + x) = -16383",
+)];
+
+/// Kernels whose workgroups read what other workgroups write, so the result depends on the
+/// order workgroups run in (the interpreter runs them in order, a GPU in parallel): run
+/// with one workgroup. (Races inside a workgroup are found by `--shuffle` instead.)
+const CROSS_WORKGROUP_RACES: &[(&str, &str)] = &[
+    (
+        "reduce.comp:main",
+        "workgroup w writes values[w], which workgroup 0 reads as its input",
+    ),
+    (
+        "expressions.wgsl:main",
+        "invocation i reads floats[i + 1], which the next workgroup (size 1) writes",
+    ),
+];
+
+/// Tallies of the equality test.
+#[derive(Default)]
+struct Tally {
+    exact: usize,
+    bounded: Vec<(String, u32)>,
+    skipped: Vec<String>,
+    naga_compared: usize,
+    naga_skipped: Vec<String>,
+    naga_differs: Vec<String>,
+    order_dependent: Vec<String>,
+    one_workgroup: Vec<String>,
+    naga_restrict: Vec<String>,
+    failures: Vec<String>,
+}
+
+fn run_args(
+    input: &str,
+    entry: &str,
+    dispatch: &str,
+    buffers: &[String],
+    engine: &str,
+) -> Vec<String> {
+    let mut a: Vec<String> = [
+        "run",
+        input,
+        "--entry",
+        entry,
+        "--dispatch",
+        dispatch,
+        "--engine",
+        engine,
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    for b in buffers {
+        a.push("--buffer".into());
+        a.push(b.clone());
+    }
+    a
+}
+
+fn check(case: &Case, dir: &Path, tally: &mut Tally) {
+    let label = format!(
+        "{}:{}",
+        case.file.file_name().unwrap().to_string_lossy(),
+        case.entry
+    );
+    let file = case.file.to_str().unwrap();
+    let text = std::fs::read_to_string(&case.file).unwrap();
+    let options = oxir_naga::LowerOptions {
+        entry_point: Some(case.entry.clone()),
+    };
+    let module = match oxir_naga::compile(source_of(&case.file, &text), file, &options) {
+        Ok(m) => m,
+        Err(_) => {
+            tally
+                .skipped
+                .push(format!("{label}: the front-end rejects it"));
+            return;
+        }
+    };
+    let seed = label.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+    });
+    let inputs = inputs(&module, seed);
+    let mut buffers = Vec::new();
+    for ((g, b), input) in &inputs {
+        let f = dir.join(format!("{}-{g}-{b}.bin", label.replace([':', '/'], "_")));
+        std::fs::write(&f, &input.bytes).unwrap();
+        buffers.push(format!("{g}:{b}=@{}", f.display()));
+    }
+    // Two workgroups, unless the kernel's workgroups race with each other by design.
+    let dispatch = match CROSS_WORKGROUP_RACES.iter().find(|(l, _)| *l == label) {
+        Some((_, why)) => {
+            tally.one_workgroup.push(format!("{label}: {why}"));
+            "1"
+        }
+        None => "2",
+    };
+    let args = |engine: &str| run_args(file, &case.entry, dispatch, &buffers, engine);
+    let strs = |v: &[String]| v.iter().map(String::as_str).collect::<Vec<_>>().join(" ");
+    let interp = oxir(
+        &args("interp")
+            .iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>(),
+    );
+    if interp.status.code() != Some(0) {
+        let why = stderr(&interp);
+        tally.skipped.push(format!(
+            "{label}: the interpreter cannot run it: {}",
+            why.lines().next().unwrap_or("")
+        ));
+        return;
+    }
+    // oxir's SPIR-V must pass spirv-val before the driver sees it.
+    let spv = dir.join(format!("{}.spv", label.replace([':', '/'], "_")));
+    let compiled = oxir(&[
+        "compile",
+        file,
+        "--entry",
+        &case.entry,
+        "--target",
+        "spirv",
+        "-o",
+        spv.to_str().unwrap(),
+    ]);
+    if compiled.status.code() == Some(1) && stderr(&compiled).contains("unsupported") {
+        tally.skipped.push(format!(
+            "{label}: oxir-spirv refuses it: {}",
+            stderr(&compiled).lines().next().unwrap_or("")
+        ));
+        return;
+    }
+    if !compiled.status.success() {
+        tally.failures.push(format!(
+            "{label}: oxir compile failed: {}",
+            stderr(&compiled)
+        ));
+        return;
+    }
+    if let Err(e) = spirv_val(&spv) {
+        tally.failures.push(format!("{label}: {e}"));
+        return;
+    }
+    let vulkan_args = args("vulkan");
+    let vulkan = oxir(&vulkan_args.iter().map(String::as_str).collect::<Vec<_>>());
+    if vulkan.status.code() != Some(0) {
+        tally.failures.push(format!(
+            "{label}: oxir run {} failed: {}",
+            strs(&vulkan_args),
+            stderr(&vulkan)
+        ));
+        return;
+    }
+    if stdout(&vulkan).lines().count() != stdout(&interp).lines().count() {
+        tally.failures.push(format!(
+            "{label}: different JSON lines:\n{}\n{}",
+            stdout(&interp),
+            stdout(&vulkan)
+        ));
+        return;
+    }
+    // Words that change when the interpreter shuffles the invocation order within
+    // workgroups depend on the order (races by design, or atomics): not compared.
+    let mut expected = parse_lines(&stdout(&interp));
+    let mut unstable: BTreeMap<(u32, u32), Vec<usize>> = BTreeMap::new();
+    for seed in ["1", "2", "3"] {
+        let mut a = args("interp");
+        a.extend(["--shuffle".to_string(), seed.to_string()]);
+        let shuffled = oxir(&a.iter().map(String::as_str).collect::<Vec<_>>());
+        for (key, bytes) in parse_lines(&stdout(&shuffled)) {
+            let want = expected.get_mut(&key).unwrap();
+            for (i, (x, y)) in want.chunks_mut(4).zip(bytes.chunks(4)).enumerate() {
+                if x != y {
+                    unstable.entry(key).or_default().push(i);
+                }
+            }
+        }
+    }
+    let unstable_words: usize = unstable
+        .values()
+        .map(|v| {
+            let mut v = v.clone();
+            v.sort();
+            v.dedup();
+            v.len()
+        })
+        .sum();
+    let bound = match imprecise(&text) {
+        Some(_) => ULP_BOUND,
+        None => 0,
+    };
+    let mut got = parse_lines(&stdout(&vulkan));
+    mask(&mut expected, &mut got, &unstable);
+    let max = match compare(
+        &format!("{label} (oxir SPIR-V)"),
+        &expected,
+        &got,
+        &inputs,
+        bound,
+    ) {
+        Ok(m) => m,
+        Err(e) => {
+            tally.failures.push(e);
+            return;
+        }
+    };
+    if unstable_words > 0 {
+        tally
+            .order_dependent
+            .push(format!("{label}: {unstable_words} words"));
+    }
+    if stdout(&interp) == stdout(&vulkan) || (unstable_words > 0 && max == 0) {
+        tally.exact += 1;
+    } else {
+        tally.bounded.push((label.clone(), max));
+    }
+
+    // The third path: naga's own SPIR-V, run as it is.
+    let words = match naga_spirv(&case.file, &text, &case.entry) {
+        Ok((w, restrict)) => {
+            if restrict {
+                tally.naga_restrict.push(label.clone());
+            }
+            w
+        }
+        Err(e) => {
+            tally
+                .naga_skipped
+                .push(format!("{label}: naga's writer fails: {e}"));
+            return;
+        }
+    };
+    let naga_spv = dir.join(format!("{}.naga.spv", label.replace([':', '/'], "_")));
+    std::fs::write(&naga_spv, oxir_spirv::to_bytes(&words)).unwrap();
+    if let Err(e) = spirv_val(&naga_spv) {
+        tally
+            .naga_skipped
+            .push(format!("{label}: naga's SPIR-V fails spirv-val: {e}"));
+        return;
+    }
+    let interface = match oxir_vulkan::reflect(&words) {
+        Ok(i) => i,
+        Err(e) => {
+            tally
+                .failures
+                .push(format!("{label}: reflecting naga's SPIR-V: {e}"));
+            return;
+        }
+    };
+    let naga_buffers: Vec<String> = inputs
+        .keys()
+        .zip(&buffers)
+        .filter(|(k, _)| interface.bindings.contains_key(k))
+        .map(|(_, b)| b.clone())
+        .collect();
+    let naga_args = run_args(
+        naga_spv.to_str().unwrap(),
+        &case.entry,
+        dispatch,
+        &naga_buffers,
+        "vulkan",
+    );
+    let naga = oxir(&naga_args.iter().map(String::as_str).collect::<Vec<_>>());
+    if naga.status.code() != Some(0) {
+        tally.failures.push(format!(
+            "{label}: oxir run {} failed: {}",
+            strs(&naga_args),
+            stderr(&naga)
+        ));
+        return;
+    }
+    // naga declares only the globals the entry point uses; compare those.
+    let mut got = parse_lines(&stdout(&naga));
+    let mut expected: BTreeMap<_, _> = expected
+        .into_iter()
+        .filter(|(k, _)| got.contains_key(k))
+        .collect();
+    mask(&mut expected, &mut got, &unstable);
+    for (l, key, first, step, why) in NAGA_DIFFERS {
+        if *l == label {
+            let words = expected.get(key).map_or(0, |b| b.len() / 4);
+            let mut these = BTreeMap::new();
+            these.insert(*key, (*first..words).step_by(*step).collect());
+            mask(&mut expected, &mut got, &these);
+            tally.naga_differs.push(format!(
+                "{label}: binding {key:?} words {first}, {}, ...: {why}",
+                first + step
+            ));
+        }
+    }
+    match compare(
+        &format!("{label} (naga SPIR-V)"),
+        &expected,
+        &got,
+        &inputs,
+        bound,
+    ) {
+        Ok(m) => {
+            tally.naga_compared += 1;
+            if m > 0 {
+                tally.bounded.push((format!("{label} (naga)"), m));
+            }
+        }
+        Err(e) => tally.failures.push(e),
+    }
+}
+
+#[test]
+fn interp_vulkan_and_naga_spirv_agree() {
+    if !vulkan_available("interp_vulkan_and_naga_spirv_agree") {
+        return;
+    }
+    let started = std::time::Instant::now();
+    let dir = temp_dir();
+    let mut tally = Tally::default();
+    let cases = cases();
+    for case in &cases {
+        check(case, &dir, &mut tally);
+    }
+    eprintln!(
+        "vulkan: {} compute kernels; {} equal byte for byte, {} within the ULP bound, {} skipped; \
+         naga's SPIR-V compared on {} ({} skipped); {:.1} s",
+        cases.len(),
+        tally.exact,
+        tally
+            .bounded
+            .iter()
+            .filter(|(l, _)| !l.ends_with("(naga)"))
+            .count(),
+        tally.skipped.len(),
+        tally.naga_compared,
+        tally.naga_skipped.len(),
+        started.elapsed().as_secs_f64()
+    );
+    for (label, max) in &tally.bounded {
+        eprintln!("  within {ULP_BOUND} ULPs: {label}: max {max} ULPs");
+    }
+    for s in &tally.order_dependent {
+        eprintln!("  order-dependent words (change under interp --shuffle), not compared: {s}");
+    }
+    for s in &tally.one_workgroup {
+        eprintln!("  run with one workgroup (workgroups race by design): {s}");
+    }
+    if !tally.naga_restrict.is_empty() {
+        eprintln!(
+            "  naga's SPIR-V with Restrict bounds checks (its ReadZeroSkipWrite does not handle \
+             atomics; in-bounds inputs make them agree): {}",
+            tally.naga_restrict.join(", ")
+        );
+    }
+    for s in &tally.naga_differs {
+        eprintln!("  naga differs by design, not compared: {s}");
+    }
+    for s in tally.skipped.iter().chain(&tally.naga_skipped) {
+        eprintln!("  skipped: {s}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(tally.failures.is_empty(), "{}", tally.failures.join("\n"));
+    assert!(
+        tally.exact >= 5,
+        "only {} kernels compared exactly",
+        tally.exact
+    );
+}
+
+/// Exit codes and messages of `--engine vulkan`: garbage `.spv` and unknown devices are
+/// exit 1, interpreter-only options exit 2, a missing loader exit 1; a `.spv` runs on both
+/// engines (the interpreter through naga's SPIR-V front-end) with the same output.
+#[test]
+fn vulkan_engine_errors_and_spv_input() {
+    let clamp = path("examples/clamp_scale.wgsl");
+    let base = [
+        "run",
+        clamp.as_str(),
+        "--dispatch",
+        "1",
+        "--engine",
+        "vulkan",
+    ];
+    let with = |extra: &[&str]| {
+        let mut a = base.to_vec();
+        a.extend_from_slice(extra);
+        oxir(&a)
+    };
+    for extra in [
+        &["--shuffle", "1"][..],
+        &["--max-instructions", "10"],
+        &["--strict-bounds"],
+    ] {
+        let out = with(extra);
+        assert_eq!(out.status.code(), Some(2), "{extra:?}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("interpreter option"),
+            "{}",
+            stderr(&out)
+        );
+    }
+    // --device only with --engine vulkan.
+    let out = oxir(&["run", &clamp, "--dispatch", "1", "--device", "0"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    // A missing loader is exit 1 with what to install.
+    let out = Command::new(env!("CARGO_BIN_EXE_oxir"))
+        .args(base)
+        .env("OXIR_VULKAN_LOADER", "/nonexistent/libvulkan.so")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("no Vulkan loader (libvulkan.so.1) found: install libvulkan1"),
+        "{}",
+        stderr(&out)
+    );
+    // Garbage and truncated SPIR-V: exit 1 naming the problem, before any device is needed.
+    let dir = temp_dir();
+    let garbage = dir.join("garbage.spv");
+    std::fs::write(&garbage, b"this is not SPIR-V at all").unwrap();
+    let out = oxir(&[
+        "run",
+        garbage.to_str().unwrap(),
+        "--dispatch",
+        "1",
+        "--engine",
+        "vulkan",
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("malformed SPIR-V"),
+        "{}",
+        stderr(&out)
+    );
+    let spv = dir.join("clamp.spv");
+    let compiled = oxir(&[
+        "compile",
+        &clamp,
+        "--target",
+        "spirv",
+        "-o",
+        spv.to_str().unwrap(),
+    ]);
+    assert!(compiled.status.success(), "{}", stderr(&compiled));
+    let bytes = std::fs::read(&spv).unwrap();
+    let truncated = dir.join("truncated.bin");
+    std::fs::write(&truncated, &bytes[..bytes.len() - 12]).unwrap();
+    // Detected by the magic number, not the extension.
+    let out = oxir(&[
+        "run",
+        truncated.to_str().unwrap(),
+        "--dispatch",
+        "1",
+        "--engine",
+        "vulkan",
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("malformed SPIR-V"),
+        "{}",
+        stderr(&out)
+    );
+
+    if !vulkan_available("vulkan_engine_errors_and_spv_input") {
+        return;
+    }
+    let out = with(&["--device", "no-such-device"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("no Vulkan device matches `no-such-device`; devices: 0: "),
+        "{}",
+        stderr(&out)
+    );
+    let out = with(&["--device", "0"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    // The .spv on both engines, and the WGSL on the interpreter: the same lines.
+    let buffers = [
+        "--buffer",
+        "0:0=f32:2,3,5",
+        "--buffer",
+        "0:1=f32:1,2,3,4",
+        "--view",
+        "0:1=f32",
+    ];
+    let run = |input: &str, engine: &str| {
+        let mut a = vec!["run", input, "--dispatch", "1", "--engine", engine];
+        a.extend_from_slice(&buffers);
+        let out = oxir(&a);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{input} {engine}: {}",
+            stderr(&out)
+        );
+        stdout(&out)
+    };
+    let expected = "{\"group\":0,\"binding\":1,\"size\":16,\"hex\":\"00000040000080400000a0400000a040\",\"values\":[2.0,4.0,5.0,5.0]}\n";
+    assert_eq!(run(&clamp, "interp"), expected);
+    assert_eq!(run(&clamp, "vulkan"), expected);
+    assert_eq!(run(spv.to_str().unwrap(), "vulkan"), expected);
+    assert_eq!(run(spv.to_str().unwrap(), "interp"), expected);
+    // Unset bindings of a .spv get the reflected minimum size (runtime arrays: --default-size).
+    let out = oxir(&[
+        "run",
+        spv.to_str().unwrap(),
+        "--dispatch",
+        "1",
+        "--engine",
+        "vulkan",
+        "--default-size",
+        "64",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stdout(&out).contains("\"size\":64"), "{}", stdout(&out));
+    // -O does not apply to a .spv (its bytes run as they are).
+    let out = oxir(&[
+        "run",
+        spv.to_str().unwrap(),
+        "--dispatch",
+        "1",
+        "--engine",
+        "vulkan",
+        "-O",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    // A module with images: refused with "unsupported", exit 1.
+    let out = oxir(&[
+        "run",
+        &path("tests/shaders/textures.wgsl"),
+        "--entry",
+        "write_images",
+        "--dispatch",
+        "1",
+        "--engine",
+        "vulkan",
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("unsupported"), "{}", stderr(&out));
+
+    // A dispatch that runs too long is exit 1 naming OXIR_VULKAN_TIMEOUT_MS. (lavapipe
+    // stops any loop after 65535 iterations, so it takes many workgroups to be slow.)
+    let spin = dir.join("spin.wgsl");
+    std::fs::write(
+        &spin,
+        "@group(0) @binding(0) var<storage, read_write> data: array<u32>;\n\
+         @compute @workgroup_size(1) fn main() {\n\
+         var i = 0u;\n\
+         loop { if data[0] == 12345u { break; } i = i + 1u; data[1] = i; }\n\
+         }\n",
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_oxir"))
+        .args([
+            "run",
+            spin.to_str().unwrap(),
+            "--dispatch",
+            "65535",
+            "--engine",
+            "vulkan",
+            "--default-size",
+            "8",
+        ])
+        .env("OXIR_VULKAN_TIMEOUT_MS", "200")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("did not finish within 200 ms"),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -1,0 +1,130 @@
+//! # oxir-vulkan — run SPIR-V compute shaders on a Vulkan device
+//!
+//! `oxir run --engine vulkan` executes here: a SPIR-V binary (oxir's own, or any other
+//! compiler's), an entry point, a workgroup count and the bytes of every buffer binding go
+//! in; the bytes of every binding after the dispatch come out. In tests and CI the device
+//! is Mesa's lavapipe CPU driver.
+//!
+//! - The Vulkan loader (`libvulkan.so.1`) is opened at run time ([`ash::Entry::load`]), so
+//!   building oxir never needs Vulkan; `OXIR_VULKAN_LOADER=PATH` loads another library
+//!   instead. A missing loader, no device, or a device name that matches none is an
+//!   [`Error`] with a message saying what to install or which devices exist.
+//! - Device choice ([`DeviceSelector`]): the first device in enumeration order, or the one
+//!   whose index is given, or the first whose name contains the given text.
+//! - [`run_compute`] creates everything it needs for one dispatch and frees all of it on
+//!   every path (the `runner` guard's `Drop`): one host-visible, host-coherent buffer per
+//!   binding (at least 4 bytes, so zero-sized bindings are legal), one descriptor set per
+//!   set number up to the largest (empty layouts fill gaps), a compute pipeline, one
+//!   command buffer with the dispatch and a compute-write → host-read barrier, and a fence
+//!   waited on for at most `OXIR_VULKAN_TIMEOUT_MS` milliseconds (default 10 000). A
+//!   timeout is an error; the objects the device may still be using are then leaked rather
+//!   than destroyed while in use.
+//! - Every feature the device supports is enabled (core, and the Vulkan 1.1–1.3 feature
+//!   structures when both the loader and the device have that version), so any module the
+//!   device can run is accepted: 64-bit integers and atomics, 16-bit types, and
+//!   `robustBufferAccess`, which keeps out-of-bounds buffer accesses inside the buffer
+//!   (Vulkan does not promise WGSL's "reads give zero").
+//! - lavapipe (llvmpipe's gallivm) ends every loop after 65535 iterations without an
+//!   error, so a kernel that loops longer gives different results there than on a GPU or
+//!   in the interpreter; the timeout only catches dispatches that are slow overall.
+//! - Push constants are refused ([`Error::PushConstants`]); images and samplers are refused
+//!   by [`reflect()`].
+//! - [`reflect()`] reads a SPIR-V binary's entry points and buffer bindings (with their
+//!   minimum sizes from the layout decorations), so a `.spv` file can be run without any
+//!   other description. Malformed input is an error naming the word, never a panic.
+
+pub mod reflect;
+mod runner;
+
+pub use reflect::{reflect, words_from_bytes, DescriptorKind, Interface, ReflectError};
+pub use runner::{list_devices, run_compute};
+
+/// One buffer binding of a dispatch: where it goes, what kind, and its initial bytes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BindingData {
+    pub set: u32,
+    pub binding: u32,
+    pub kind: DescriptorKind,
+    pub bytes: Vec<u8>,
+}
+
+/// Which physical device to use.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum DeviceSelector {
+    /// The first one the loader lists.
+    #[default]
+    First,
+    /// By position in the loader's list.
+    Index(usize),
+    /// The first whose name contains this text (case-insensitive).
+    Name(String),
+}
+
+impl DeviceSelector {
+    /// `--device` text: a number is an index, anything else a name substring.
+    pub fn parse(text: &str) -> Self {
+        match text.trim().parse::<usize>() {
+            Ok(i) => DeviceSelector::Index(i),
+            Err(_) => DeviceSelector::Name(text.to_string()),
+        }
+    }
+}
+
+/// A physical device as the loader lists it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeviceInfo {
+    pub index: usize,
+    pub name: String,
+    /// `cpu`, `integrated-gpu`, `discrete-gpu`, `virtual-gpu` or `other`.
+    pub kind: &'static str,
+    /// `major.minor.patch` of the Vulkan API the device supports.
+    pub api_version: String,
+}
+
+/// Why a dispatch could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error(
+        "no Vulkan loader (libvulkan.so.1) found: install libvulkan1 and a driver such as \
+         mesa-vulkan-drivers ({0})"
+    )]
+    NoLoader(String),
+    #[error("no Vulkan device found (is a driver such as mesa-vulkan-drivers installed? VK_DRIVER_FILES={0})")]
+    NoDevice(String),
+    #[error("no Vulkan device matches `{wanted}`; devices: {available}")]
+    DeviceNotFound { wanted: String, available: String },
+    #[error("Vulkan device `{0}` has no compute queue")]
+    NoComputeQueue(String),
+    #[error("{what} failed: {result}")]
+    Vulkan {
+        what: &'static str,
+        result: ash::vk::Result,
+    },
+    #[error("creating the compute pipeline for entry point `{entry}` failed: {result} (does the module pass spirv-val?)")]
+    Pipeline {
+        entry: String,
+        result: ash::vk::Result,
+    },
+    #[error("no host-visible, host-coherent memory type for a {0}-byte buffer")]
+    NoMemoryType(u64),
+    #[error("the module uses push constants, which the Vulkan runner does not set")]
+    PushConstants,
+    #[error("{0}")]
+    Reflect(#[from] ReflectError),
+    #[error("{0}")]
+    Interface(String),
+    #[error("workgroup count {given:?} exceeds the device's limit {limit:?}")]
+    TooManyWorkgroups { given: [u32; 3], limit: [u32; 3] },
+    #[error("the dispatch did not finish within {0} ms (OXIR_VULKAN_TIMEOUT_MS)")]
+    Timeout(u64),
+    #[error("the device was lost during the dispatch (a crash or hang in the shader?)")]
+    DeviceLost,
+}
+
+impl Error {
+    /// Whether the error means no Vulkan is available here at all (no loader or no device),
+    /// as opposed to a problem with the module or the request.
+    pub fn is_unavailable(&self) -> bool {
+        matches!(self, Error::NoLoader(_) | Error::NoDevice(_))
+    }
+}

@@ -1,0 +1,644 @@
+//! Reflection of a SPIR-V binary's interface: what `oxir run foo.spv --engine vulkan`
+//! needs to bind before it can dispatch bytes it did not compile.
+//!
+//! - [`words_from_bytes`] checks the file is a whole number of words and starts with the
+//!   SPIR-V magic number (either byte order; a big-endian file is swapped).
+//! - [`reflect`] first walks the instruction stream itself (every instruction's word count
+//!   is non-zero and inside the binary, every id below the header's bound), then parses it
+//!   with `rspirv`, so malformed or truncated input is an [`ReflectError`] naming the word
+//!   offset, never a panic.
+//! - Entry points: name, execution model, `LocalSize` (or `LocalSizeId` of constants).
+//! - Bindings: every `OpVariable` with `DescriptorSet` and `Binding` decorations.
+//!   `StorageBuffer`, and `Uniform` whose pointee is decorated `BufferBlock`, are storage
+//!   buffers; `Uniform` + `Block` is a uniform buffer. Images, samplers, acceleration
+//!   structures and any other `UniformConstant` resource are refused as unsupported.
+//!   `PushConstant` variables are reported in [`Interface::push_constants`].
+//! - A binding's minimum size comes from the explicit layout decorations: `Offset` of each
+//!   member, `ArrayStride` × length for arrays (a trailing runtime array counts 0
+//!   elements), `MatrixStride` × columns (or rows, for `RowMajor`) for matrices; the size of
+//!   a struct is the end of its last byte rounded up to its alignment (the largest scalar,
+//!   vec2 or vec4-sized alignment among its members, as in std430), so a WGSL struct's size
+//!   comes out as WGSL computes it.
+
+use rspirv::dr::{Instruction, Operand};
+use rspirv::spirv::{Decoration, ExecutionMode, ExecutionModel, Op, StorageClass};
+use std::collections::{BTreeMap, HashMap};
+use std::fmt;
+
+/// The SPIR-V magic number.
+pub const MAGIC: u32 = 0x0723_0203;
+
+/// Malformed or unsupported SPIR-V.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ReflectError {
+    /// The binary is not well-formed SPIR-V: what is wrong and where.
+    #[error("malformed SPIR-V: {0}")]
+    Malformed(String),
+    /// Well-formed, but uses something the runner cannot bind.
+    #[error("unsupported: {0}")]
+    Unsupported(String),
+}
+
+fn malformed(message: impl Into<String>) -> ReflectError {
+    ReflectError::Malformed(message.into())
+}
+
+/// The kind of descriptor a binding needs.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum DescriptorKind {
+    StorageBuffer,
+    UniformBuffer,
+}
+
+impl fmt::Display for DescriptorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            DescriptorKind::StorageBuffer => "storage buffer",
+            DescriptorKind::UniformBuffer => "uniform buffer",
+        })
+    }
+}
+
+/// An entry point of the module.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EntryPoint {
+    pub name: String,
+    pub model: ExecutionModel,
+    /// `LocalSize` or `LocalSizeId` (compute only; `None` when a `WorkgroupSize` built-in
+    /// constant sets it instead).
+    pub local_size: Option<[u32; 3]>,
+}
+
+/// A buffer binding of the module.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Binding {
+    pub set: u32,
+    pub binding: u32,
+    /// The variable's `OpName`, when there is one.
+    pub name: Option<String>,
+    pub kind: DescriptorKind,
+    /// Bytes the block needs with its runtime array (if any) empty.
+    pub min_size: u64,
+    /// Whether the block ends in a runtime-sized array.
+    pub runtime_sized: bool,
+}
+
+/// A module's interface.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Interface {
+    pub entry_points: Vec<EntryPoint>,
+    /// Buffer bindings by `(set, binding)`.
+    pub bindings: BTreeMap<(u32, u32), Binding>,
+    /// Whether the module declares a `PushConstant` variable.
+    pub push_constants: bool,
+}
+
+impl Interface {
+    /// The compute entry point named `name`, or the only one when `name` is `None`.
+    pub fn compute_entry(&self, name: Option<&str>) -> Result<&EntryPoint, String> {
+        let compute: Vec<&EntryPoint> = self
+            .entry_points
+            .iter()
+            .filter(|e| e.model == ExecutionModel::GLCompute)
+            .collect();
+        let names = || {
+            compute
+                .iter()
+                .map(|e| e.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        match name {
+            Some(n) => compute
+                .iter()
+                .find(|e| e.name == n)
+                .copied()
+                .ok_or_else(|| format!("no compute entry point named `{n}`; have: {}", names())),
+            None => match compute.as_slice() {
+                [one] => Ok(one),
+                [] => Err("no compute (GLCompute) entry point".into()),
+                _ => Err(format!(
+                    "several compute entry points ({}); choose one with --entry",
+                    names()
+                )),
+            },
+        }
+    }
+}
+
+/// The words of a `.spv` file: a whole number of little- or big-endian words starting with
+/// the magic number.
+pub fn words_from_bytes(bytes: &[u8]) -> Result<Vec<u32>, ReflectError> {
+    if bytes.len() % 4 != 0 {
+        return Err(malformed(format!(
+            "{} bytes is not a whole number of 32-bit words",
+            bytes.len()
+        )));
+    }
+    if bytes.len() < 20 {
+        return Err(malformed(format!(
+            "{} bytes is shorter than the 5-word header",
+            bytes.len()
+        )));
+    }
+    let le: Vec<u32> = bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    if le[0] == MAGIC {
+        Ok(le)
+    } else if le[0].swap_bytes() == MAGIC {
+        Ok(le.into_iter().map(u32::swap_bytes).collect())
+    } else {
+        Err(malformed(format!(
+            "word 0 is {:#010x}, not the magic number {MAGIC:#010x}",
+            le[0]
+        )))
+    }
+}
+
+/// Whether `bytes` start with the SPIR-V magic number (either byte order).
+pub fn has_magic(bytes: &[u8]) -> bool {
+    bytes.len() >= 4 && {
+        let w = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
+        w == MAGIC || w.swap_bytes() == MAGIC
+    }
+}
+
+/// Checks the framing of the instruction stream: header, word counts, id bound.
+fn check_stream(words: &[u32]) -> Result<(), ReflectError> {
+    if words.len() < 5 {
+        return Err(malformed(format!(
+            "{} words is shorter than the 5-word header",
+            words.len()
+        )));
+    }
+    if words[0] != MAGIC {
+        return Err(malformed(format!(
+            "word 0 is {:#010x}, not the magic number",
+            words[0]
+        )));
+    }
+    let bound = words[3];
+    if bound == 0 || bound > 0x0040_0000 {
+        return Err(malformed(format!(
+            "id bound {bound} (word 3) is out of range"
+        )));
+    }
+    let mut at = 5;
+    while at < words.len() {
+        let count = (words[at] >> 16) as usize;
+        let opcode = words[at] & 0xffff;
+        if count == 0 {
+            return Err(malformed(format!(
+                "instruction at word {at} (opcode {opcode}) has a word count of 0"
+            )));
+        }
+        if at + count > words.len() {
+            return Err(malformed(format!(
+                "instruction at word {at} (opcode {opcode}) needs {count} words but the binary \
+                 ends after {}",
+                words.len() - at
+            )));
+        }
+        at += count;
+    }
+    Ok(())
+}
+
+/// A type, as far as reflection needs it.
+#[derive(Clone, Debug)]
+enum Ty {
+    Scalar(u32),
+    Vector(u32, u32),
+    Matrix(u32, u32),
+    Array(u32, u32),
+    RuntimeArray(u32),
+    Struct(Vec<u32>),
+    Pointer(u32),
+    Opaque(&'static str),
+    Other,
+}
+
+struct Reflector {
+    types: HashMap<u32, Ty>,
+    constants: HashMap<u32, u64>,
+    decorations: HashMap<u32, Vec<(Decoration, Vec<u32>)>>,
+    member_decorations: HashMap<(u32, u32), Vec<(Decoration, Vec<u32>)>>,
+    names: HashMap<u32, String>,
+}
+
+fn id(op: &Operand, what: &str) -> Result<u32, ReflectError> {
+    match op {
+        Operand::IdRef(i) => Ok(*i),
+        other => Err(malformed(format!(
+            "{what}: expected an id, found {other:?}"
+        ))),
+    }
+}
+
+fn lit(op: &Operand, what: &str) -> Result<u32, ReflectError> {
+    match op {
+        Operand::LiteralBit32(v) => Ok(*v),
+        other => Err(malformed(format!(
+            "{what}: expected a literal, found {other:?}"
+        ))),
+    }
+}
+
+fn operand<'a>(inst: &'a Instruction, i: usize) -> Result<&'a Operand, ReflectError> {
+    inst.operands.get(i).ok_or_else(|| {
+        malformed(format!(
+            "Op{:?} (result %{}) has no operand {i}",
+            inst.class.opcode,
+            inst.result_id.unwrap_or(0)
+        ))
+    })
+}
+
+fn literals(ops: &[Operand]) -> Vec<u32> {
+    ops.iter()
+        .filter_map(|o| match o {
+            Operand::LiteralBit32(v) => Some(*v),
+            Operand::IdRef(v) => Some(*v),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Size and alignment of a type in a block.
+#[derive(Copy, Clone, Debug)]
+struct Extent {
+    size: u64,
+    align: u64,
+    runtime: bool,
+}
+
+impl Reflector {
+    fn ty(&self, id: u32) -> Result<&Ty, ReflectError> {
+        self.types
+            .get(&id)
+            .ok_or_else(|| malformed(format!("%{id} is used as a type but is not one")))
+    }
+
+    fn decoration(&self, id: u32, d: Decoration) -> Option<&[u32]> {
+        self.decorations
+            .get(&id)?
+            .iter()
+            .find(|(k, _)| *k == d)
+            .map(|(_, v)| v.as_slice())
+    }
+
+    fn member_decoration(&self, id: u32, member: u32, d: Decoration) -> Option<&[u32]> {
+        self.member_decorations
+            .get(&(id, member))?
+            .iter()
+            .find(|(k, _)| *k == d)
+            .map(|(_, v)| v.as_slice())
+    }
+
+    /// The extent of `ty` in a block; `stride` is the matrix stride / row-major flag
+    /// decorated on the enclosing member.
+    fn extent(
+        &self,
+        ty: u32,
+        matrix: Option<(u64, bool)>,
+        depth: u32,
+    ) -> Result<Extent, ReflectError> {
+        if depth > 64 {
+            return Err(malformed(format!("type %{ty} nests more than 64 levels")));
+        }
+        let scalar = |bytes: u64| Extent {
+            size: bytes,
+            align: bytes.max(1),
+            runtime: false,
+        };
+        Ok(match self.ty(ty)?.clone() {
+            Ty::Scalar(width) => scalar(u64::from(width).div_ceil(8)),
+            Ty::Vector(c, n) => {
+                let e = self.extent(c, None, depth + 1)?;
+                let n = u64::from(n);
+                Extent {
+                    size: e.size * n,
+                    align: e.align * if n == 2 { 2 } else { 4 },
+                    runtime: false,
+                }
+            }
+            Ty::Matrix(column, columns) => {
+                // Row-major: one stride per row instead of per column.
+                let vector_count = match (matrix, self.ty(column)?) {
+                    (Some((_, true)), Ty::Vector(_, rows)) => u64::from(*rows),
+                    _ => u64::from(columns),
+                };
+                let col = self.extent(column, None, depth + 1)?;
+                let stride = matrix
+                    .map(|(s, _)| s)
+                    .unwrap_or(col.size.next_multiple_of(col.align));
+                Extent {
+                    size: stride * vector_count,
+                    align: col.align,
+                    runtime: false,
+                }
+            }
+            Ty::Array(elem, len) => {
+                let e = self.extent(elem, matrix, depth + 1)?;
+                let n = *self.constants.get(&len).ok_or_else(|| {
+                    malformed(format!(
+                        "array %{ty}: length %{len} is not an integer constant"
+                    ))
+                })?;
+                let stride = match self.decoration(ty, Decoration::ArrayStride) {
+                    Some([s, ..]) => u64::from(*s),
+                    _ => e.size.next_multiple_of(e.align),
+                };
+                Extent {
+                    size: stride.saturating_mul(n),
+                    align: e.align,
+                    runtime: false,
+                }
+            }
+            Ty::RuntimeArray(elem) => {
+                let e = self.extent(elem, matrix, depth + 1)?;
+                Extent {
+                    size: 0,
+                    align: e.align,
+                    runtime: true,
+                }
+            }
+            Ty::Struct(members) => {
+                let mut end = 0u64;
+                let mut align = 1u64;
+                let mut runtime = false;
+                for (i, m) in members.iter().enumerate() {
+                    let i = i as u32;
+                    let offset = match self.member_decoration(ty, i, Decoration::Offset) {
+                        Some([o, ..]) => u64::from(*o),
+                        _ => end,
+                    };
+                    let stride = match self.member_decoration(ty, i, Decoration::MatrixStride) {
+                        Some([s, ..]) => Some((
+                            u64::from(*s),
+                            self.member_decoration(ty, i, Decoration::RowMajor)
+                                .is_some(),
+                        )),
+                        _ => None,
+                    };
+                    let e = self.extent(*m, stride, depth + 1)?;
+                    end = end.max(offset.saturating_add(e.size));
+                    align = align.max(e.align);
+                    runtime |= e.runtime;
+                }
+                Extent {
+                    size: end.next_multiple_of(align),
+                    align,
+                    runtime,
+                }
+            }
+            Ty::Pointer(_) | Ty::Other => {
+                return Err(ReflectError::Unsupported(format!(
+                    "type %{ty} in a buffer block"
+                )))
+            }
+            Ty::Opaque(what) => {
+                return Err(ReflectError::Unsupported(format!(
+                    "{what} in a buffer block"
+                )))
+            }
+        })
+    }
+}
+
+/// The interface of a SPIR-V module.
+pub fn reflect(words: &[u32]) -> Result<Interface, ReflectError> {
+    check_stream(words)?;
+    let module = rspirv::dr::load_words(words).map_err(|e| malformed(e.to_string()))?;
+    let bound = words[3];
+    let mut r = Reflector {
+        types: HashMap::new(),
+        constants: HashMap::new(),
+        decorations: HashMap::new(),
+        member_decorations: HashMap::new(),
+        names: HashMap::new(),
+    };
+    let check_id = |i: u32, what: &str| {
+        if i == 0 || i >= bound {
+            Err(malformed(format!(
+                "{what}: id %{i} is outside the bound {bound}"
+            )))
+        } else {
+            Ok(i)
+        }
+    };
+    for inst in &module.debug_names {
+        if inst.class.opcode == Op::Name {
+            if let (Some(Operand::IdRef(t)), Some(Operand::LiteralString(s))) =
+                (inst.operands.first(), inst.operands.get(1))
+            {
+                r.names.insert(*t, s.clone());
+            }
+        }
+    }
+    for inst in &module.annotations {
+        match inst.class.opcode {
+            Op::Decorate => {
+                let target = check_id(id(operand(inst, 0)?, "OpDecorate")?, "OpDecorate")?;
+                if let Operand::Decoration(d) = operand(inst, 1)? {
+                    r.decorations
+                        .entry(target)
+                        .or_default()
+                        .push((*d, literals(&inst.operands[2..])));
+                }
+            }
+            Op::MemberDecorate => {
+                let target = check_id(
+                    id(operand(inst, 0)?, "OpMemberDecorate")?,
+                    "OpMemberDecorate",
+                )?;
+                let member = lit(operand(inst, 1)?, "OpMemberDecorate member")?;
+                if let Operand::Decoration(d) = operand(inst, 2)? {
+                    r.member_decorations
+                        .entry((target, member))
+                        .or_default()
+                        .push((*d, literals(&inst.operands[3..])));
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut variables = Vec::new();
+    for inst in &module.types_global_values {
+        let Some(result) = inst.result_id else {
+            continue;
+        };
+        check_id(result, "result")?;
+        let op = |i| operand(inst, i);
+        let ty = match inst.class.opcode {
+            Op::TypeBool => Ty::Scalar(32),
+            Op::TypeInt | Op::TypeFloat => Ty::Scalar(lit(op(0)?, "type width")?),
+            Op::TypeVector => Ty::Vector(id(op(0)?, "vector")?, lit(op(1)?, "vector size")?),
+            Op::TypeMatrix => Ty::Matrix(id(op(0)?, "matrix")?, lit(op(1)?, "matrix columns")?),
+            Op::TypeArray => Ty::Array(id(op(0)?, "array")?, id(op(1)?, "array length")?),
+            Op::TypeRuntimeArray => Ty::RuntimeArray(id(op(0)?, "runtime array")?),
+            Op::TypeStruct => Ty::Struct(
+                inst.operands
+                    .iter()
+                    .map(|o| id(o, "struct member"))
+                    .collect::<Result<_, _>>()?,
+            ),
+            Op::TypePointer => match op(0)? {
+                Operand::StorageClass(_) => Ty::Pointer(id(op(1)?, "pointer")?),
+                other => return Err(malformed(format!("OpTypePointer %{result}: {other:?}"))),
+            },
+            Op::TypeImage => Ty::Opaque("an image"),
+            Op::TypeSampler => Ty::Opaque("a sampler"),
+            Op::TypeSampledImage => Ty::Opaque("a sampled image"),
+            Op::TypeAccelerationStructureKHR => Ty::Opaque("an acceleration structure"),
+            Op::Constant => {
+                if let Some(Operand::LiteralBit32(v)) = inst.operands.first() {
+                    r.constants.insert(result, u64::from(*v));
+                } else if let Some(Operand::LiteralBit64(v)) = inst.operands.first() {
+                    r.constants.insert(result, *v);
+                }
+                continue;
+            }
+            Op::Variable => {
+                variables.push(inst);
+                continue;
+            }
+            op if format!("{op:?}").starts_with("Type") => Ty::Other,
+            _ => continue,
+        };
+        r.types.insert(result, ty);
+    }
+
+    let mut interface = Interface::default();
+    for inst in &module.entry_points {
+        let model = match operand(inst, 0)? {
+            Operand::ExecutionModel(m) => *m,
+            other => return Err(malformed(format!("OpEntryPoint: {other:?}"))),
+        };
+        let function = id(operand(inst, 1)?, "OpEntryPoint function")?;
+        let name = match operand(inst, 2)? {
+            Operand::LiteralString(s) => s.clone(),
+            other => return Err(malformed(format!("OpEntryPoint name: {other:?}"))),
+        };
+        let mut local_size = None;
+        for mode in &module.execution_modes {
+            if mode.operands.first() != Some(&Operand::IdRef(function)) {
+                continue;
+            }
+            match mode.operands.get(1) {
+                Some(Operand::ExecutionMode(ExecutionMode::LocalSize)) => {
+                    let v = literals(&mode.operands[2..]);
+                    if v.len() == 3 {
+                        local_size = Some([v[0], v[1], v[2]]);
+                    }
+                }
+                Some(Operand::ExecutionMode(ExecutionMode::LocalSizeId)) => {
+                    let v: Vec<u32> = literals(&mode.operands[2..])
+                        .iter()
+                        .filter_map(|i| r.constants.get(i).map(|c| *c as u32))
+                        .collect();
+                    if v.len() == 3 {
+                        local_size = Some([v[0], v[1], v[2]]);
+                    }
+                }
+                _ => {}
+            }
+        }
+        interface.entry_points.push(EntryPoint {
+            name,
+            model,
+            local_size,
+        });
+    }
+
+    for var in variables {
+        let result = var.result_id.unwrap_or(0);
+        let class = match operand(var, 0)? {
+            Operand::StorageClass(sc) => *sc,
+            other => return Err(malformed(format!("OpVariable %{result}: {other:?}"))),
+        };
+        let ptr = var
+            .result_type
+            .ok_or_else(|| malformed(format!("OpVariable %{result} has no type")))?;
+        let pointee = match r.ty(ptr)? {
+            Ty::Pointer(p) => *p,
+            _ => {
+                return Err(malformed(format!(
+                    "OpVariable %{result}: type %{ptr} is not a pointer"
+                )))
+            }
+        };
+        if class == StorageClass::PushConstant {
+            interface.push_constants = true;
+            continue;
+        }
+        let set = r.decoration(result, Decoration::DescriptorSet);
+        let binding = r.decoration(result, Decoration::Binding);
+        let (Some([set, ..]), Some([binding, ..])) = (set, binding) else {
+            continue;
+        };
+        let (set, binding) = (*set, *binding);
+        let name = r.names.get(&result).cloned();
+        let label = format!(
+            "binding {set}:{binding} (%{result}{})",
+            name.as_deref()
+                .map(|n| format!(" `{n}`"))
+                .unwrap_or_default()
+        );
+        let block = r.decoration(pointee, Decoration::Block).is_some();
+        let buffer_block = r.decoration(pointee, Decoration::BufferBlock).is_some();
+        let kind = match class {
+            StorageClass::StorageBuffer => DescriptorKind::StorageBuffer,
+            StorageClass::Uniform if buffer_block => DescriptorKind::StorageBuffer,
+            StorageClass::Uniform if block => DescriptorKind::UniformBuffer,
+            StorageClass::Uniform => {
+                return Err(malformed(format!(
+                    "{label}: a Uniform variable whose type is neither Block nor BufferBlock"
+                )))
+            }
+            StorageClass::UniformConstant => {
+                let what = match r.ty(pointee)? {
+                    Ty::Opaque(what) => what.to_string(),
+                    Ty::Array(..) | Ty::RuntimeArray(_) => "an array of resources".into(),
+                    _ => "a UniformConstant resource".into(),
+                };
+                return Err(ReflectError::Unsupported(format!(
+                    "{label} is {what}; the Vulkan runner binds storage and uniform buffers only"
+                )));
+            }
+            other => {
+                return Err(ReflectError::Unsupported(format!(
+                    "{label} in storage class {other:?}"
+                )))
+            }
+        };
+        if !matches!(r.ty(pointee)?, Ty::Struct(_)) {
+            return Err(ReflectError::Unsupported(format!(
+                "{label}: an array of buffer blocks (a binding array)"
+            )));
+        }
+        let extent = r.extent(pointee, None, 0).map_err(|e| match e {
+            ReflectError::Unsupported(m) => ReflectError::Unsupported(format!("{label}: {m}")),
+            ReflectError::Malformed(m) => malformed(format!("{label}: {m}")),
+        })?;
+        if interface.bindings.contains_key(&(set, binding)) {
+            return Err(ReflectError::Unsupported(format!(
+                "{label}: several variables share binding {set}:{binding}"
+            )));
+        }
+        interface.bindings.insert(
+            (set, binding),
+            Binding {
+                set,
+                binding,
+                name,
+                kind,
+                min_size: extent.size,
+                runtime_sized: extent.runtime,
+            },
+        );
+    }
+    Ok(interface)
+}

@@ -2,8 +2,8 @@
 //! Vulkan device with `--engine vulkan` (see `run_vulkan`; same arguments and output).
 //!
 //! `oxir run INPUT --dispatch X[,Y[,Z]] [--entry NAME] [-O0|-O] [--engine interp|vulkan]
-//! [--device NAME|INDEX] [--buffer G:B=SPEC]... [--view G:B=TYPE]... [--default-size BYTES]
-//! [--max-instructions N] [--strict-bounds] [--shuffle SEED]`
+//! [--device NAME|INDEX] [--buffer G:B=SPEC]... [--view G:B=TYPE]... [--texture G:B=WxH[xL]]...
+//! [--default-size BYTES] [--max-instructions N] [--strict-bounds] [--shuffle SEED]`
 //!
 //! SPEC: `zero:BYTES`, `random:BYTES[:SEED]` (splitmix64 bytes), `@FILE` (raw bytes) or
 //! `TYPE:v1,v2,...` with TYPE one of u32, i32, f32. Bindings not given are zero-filled at
@@ -11,13 +11,22 @@
 //! runtime-sized array. Output: one JSON object per line per storage buffer binding,
 //! `{"group":G,"binding":B,"size":N,"hex":"..."}`, plus `"values":[...]` with `--view`.
 //! `-O` runs the `normalize` pipeline first; `-O0` (the default) runs the front-end
-//! output as is. Textures are 1×1 zero and samplers nearest / clamp-to-edge (the
-//! library's `dispatch_with_resources` takes real ones); textures are not printed. Exit codes: 0 success, 1 rejected input or a run-time error (named on
-//! stderr), 2 usage or I/O error.
+//! output as is.
+//!
+//! Textures (`run_textures`): every texture is zero-filled, 1×1×1 (cubes 1×1×6) unless
+//! `--texture G:B=WxH[xL]` gives its size; samplers are nearest / clamp-to-edge. Each
+//! storage texture is printed after the run as one more JSON line,
+//! `{"group":G,"binding":B,"texture":[W,H,L],"format":"rgba8unorm","hex":"..."}` (texels
+//! packed in the storage format); buffer and texture lines come in `(group, binding)`
+//! order. Sampled textures are not printed.
+//!
+//! Exit codes: 0 success, 1 rejected input or a run-time error (named on stderr), 2 usage
+//! or I/O error.
 
 use crate::diagnostics::Failure;
-use oxir_interp::{Buffers, Options, OutOfBounds};
-use oxir_ir::FunctionKind;
+use crate::run_textures::{texture_line, TexOut};
+use oxir_interp::{Buffers, Options, OutOfBounds, Resources};
+use oxir_ir::{FunctionKind, TypeData};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -49,6 +58,10 @@ pub struct RunArgs {
     /// Initial contents of a binding: G:B=SPEC (repeatable).
     #[arg(long = "buffer", value_name = "G:B=SPEC")]
     pub buffers: Vec<String>,
+    /// The size of a texture binding: G:B=WxH[xL] (layers of arrays and cubes, depth of 3D
+    /// textures; default 1x1x1, cubes 1x1x6); its texels start at zero (repeatable).
+    #[arg(long = "texture", value_name = "G:B=WxH[xL]")]
+    pub textures: Vec<String>,
     /// Print a binding's values as a scalar type: G:B=TYPE (u32, i32, f32).
     #[arg(long = "view", value_name = "G:B=TYPE")]
     pub views: Vec<String>,
@@ -157,6 +170,8 @@ pub(crate) struct Request {
     pub groups: [u32; 3],
     pub given: BTreeMap<(u32, u32), Vec<u8>>,
     pub views: BTreeMap<(u32, u32), String>,
+    /// `--texture` sizes.
+    pub textures: BTreeMap<(u32, u32), [u32; 3]>,
 }
 
 pub(crate) fn parse_request(args: &RunArgs) -> Result<Request, Failure> {
@@ -195,11 +210,17 @@ pub(crate) fn parse_request(args: &RunArgs) -> Result<Request, Failure> {
         }
         views.insert(parse_binding(binding)?, ty.to_string());
     }
+    let mut textures = BTreeMap::new();
+    for t in &args.textures {
+        let (key, extent) = crate::run_textures::parse_texture(t)?;
+        textures.insert(key, extent);
+    }
     Ok(Request {
         optimize,
         groups,
         given,
         views,
+        textures,
     })
 }
 
@@ -281,14 +302,25 @@ pub(crate) fn initial_buffers(
     Ok(buffers)
 }
 
-/// Prints every storage binding as one JSON line, in `(group, binding)` order.
+/// Prints every storage buffer and storage texture as one JSON line, in `(group, binding)`
+/// order.
 pub(crate) fn print_buffers(
     slots: &BTreeMap<(u32, u32), Slot>,
     buffers: &Buffers,
     views: &BTreeMap<(u32, u32), String>,
+    textures: &BTreeMap<(u32, u32), TexOut>,
 ) {
-    for (key, info) in slots {
-        if !info.storage {
+    let mut keys: Vec<(u32, u32)> = slots
+        .iter()
+        .filter(|(_, s)| s.storage)
+        .map(|(k, _)| *k)
+        .chain(textures.keys().copied())
+        .collect();
+    keys.sort();
+    keys.dedup();
+    for key in &keys {
+        if let Some(t) = textures.get(key) {
+            println!("{}", texture_line(*key, t));
             continue;
         }
         let bytes = &buffers[key];
@@ -349,15 +381,52 @@ fn run_interp(args: RunArgs) -> Result<(), Failure> {
             .unwrap_or(Options::default().max_instructions),
         shuffle_seed: args.shuffle,
     };
-    let report = oxir_interp::dispatch(&module, &entry, request.groups, &mut buffers, &options)
-        .map_err(|e| {
-            eprintln!("{name}: error: {e}");
-            Failure::Rejected
-        })?;
+    let tex_slots = crate::run_textures::module_textures(&module);
+    let extents = crate::run_textures::extents(&request.textures, &tex_slots, &name)?;
+    let mut resources = Resources::default();
+    for (key, extent) in &extents {
+        resources
+            .textures
+            .insert(*key, crate::run_textures::interp_texture(*extent));
+    }
+    let report = oxir_interp::dispatch_with_resources(
+        &module,
+        &entry,
+        request.groups,
+        &mut buffers,
+        &mut resources,
+        &options,
+    )
+    .map_err(|e| {
+        eprintln!("{name}: error: {e}");
+        Failure::Rejected
+    })?;
     for line in &report.prints {
         eprintln!("{line}");
     }
-    print_buffers(&slots, &buffers, &request.views);
+    let mut textures = BTreeMap::new();
+    for (_, g) in module.globals.iter() {
+        let (Some(b), TypeData::StorageTexture { format, .. }) =
+            (g.binding, module.types.get(g.ty))
+        else {
+            continue;
+        };
+        let key = (b.group, b.binding);
+        let texture = resources
+            .textures
+            .get(&key)
+            .cloned()
+            .unwrap_or_else(|| crate::run_textures::interp_texture(extents[&key]));
+        textures.insert(
+            key,
+            TexOut {
+                extent: [texture.width, texture.height, texture.layers],
+                format: format.name(),
+                bytes: crate::run_textures::encode(*format, &texture),
+            },
+        );
+    }
+    print_buffers(&slots, &buffers, &request.views, &textures);
     Ok(())
 }
 

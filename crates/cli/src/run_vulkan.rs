@@ -11,6 +11,10 @@
 //! - A `.spv` INPUT (by extension, or by the SPIR-V magic number) runs as it is; its
 //!   bindings and their minimum sizes come from `oxir_vulkan::reflect`. `-O` and
 //!   `--stage` do not apply to it.
+//! - Textures and samplers as `run_textures` describes (the same sizes, zero texels and
+//!   nearest / clamp-to-edge samplers as the interpreter); each storage texture's texels
+//!   are read back from the device and printed. A texture binding the SPIR-V pipeline
+//!   removed is printed as zeros.
 //! - `--shuffle`, `--max-instructions` and `--strict-bounds` are interpreter options: with
 //!   `--engine vulkan` they are usage errors (exit 2).
 //! - A missing Vulkan loader or device, an unknown `--device`, malformed SPIR-V, or a
@@ -21,6 +25,7 @@ use crate::run::{
     choose_kernel, initial_buffers, interp_slots, parse_request, print_buffers, usage, RunArgs,
     Slot,
 };
+use crate::run_textures::TexOut;
 use oxir_vulkan::{BindingData, DescriptorKind, DeviceSelector, Interface};
 use std::collections::BTreeMap;
 
@@ -53,7 +58,7 @@ pub fn run(args: RunArgs) -> Result<(), Failure> {
             .map(|b| oxir_vulkan::reflect::has_magic(&b))
             .unwrap_or(false);
 
-    let (words, slots, entry) = if is_spv {
+    let (words, slots, tex_slots, entry) = if is_spv {
         if args.opt.is_some() || args.stage.is_some() {
             return Err(usage(
                 "-O and --stage do not apply to a .spv input with --engine vulkan (its bytes run as they are)",
@@ -71,6 +76,7 @@ pub fn run(args: RunArgs) -> Result<(), Failure> {
         let slots: BTreeMap<(u32, u32), Slot> = interface
             .bindings
             .iter()
+            .filter(|(_, b)| b.kind.is_buffer())
             .map(|(k, b)| {
                 (
                     *k,
@@ -82,7 +88,8 @@ pub fn run(args: RunArgs) -> Result<(), Failure> {
                 )
             })
             .collect();
-        (words, slots, entry)
+        let tex_slots = crate::run_textures::spv_textures(&interface);
+        (words, slots, tex_slots, entry)
     } else {
         if let Some(level) = args.opt.as_deref() {
             if !matches!(level, "0" | "1" | "") {
@@ -96,31 +103,78 @@ pub fn run(args: RunArgs) -> Result<(), Failure> {
         let module = crate::shaders::load(&args.input, lower_entry, args.stage.as_deref())?;
         let entry = choose_kernel(&module, args.entry.as_deref(), &name)?;
         let slots = interp_slots(&module, &name)?;
+        let tex_slots = crate::run_textures::module_textures(&module);
         let words = oxir_spirv::compile(&module, &oxir_spirv::Options::default())
             .map_err(|e| rejected(&name, e))?;
-        (words, slots, entry)
+        (words, slots, tex_slots, entry)
     };
 
     let interface = oxir_vulkan::reflect(&words).map_err(|e| rejected(&name, e))?;
     let mut buffers = initial_buffers(&mut request, &slots, args.default_size, &name)?;
-    let data = bound_data(&interface, &buffers, &name)?;
+    let extents = crate::run_textures::extents(&request.textures, &tex_slots, &name)?;
+    let data = bound_data(&interface, &buffers, &extents, &name)?;
     let out = oxir_vulkan::run_compute(&words, &interface, &entry, request.groups, &data, &device)
         .map_err(|e| rejected(&name, e))?;
+    let mut read_back = BTreeMap::new();
     for (d, bytes) in data.iter().zip(out) {
-        buffers.insert((d.set, d.binding), bytes);
+        if d.kind.is_buffer() {
+            buffers.insert((d.set, d.binding), bytes);
+        } else {
+            read_back.insert((d.set, d.binding), bytes);
+        }
     }
-    print_buffers(&slots, &buffers, &request.views);
+    let mut textures = BTreeMap::new();
+    for (key, slot) in &tex_slots {
+        let Some((format, texel)) = slot.storage else {
+            continue;
+        };
+        let extent = extents[key];
+        let bytes = read_back
+            .remove(key)
+            .unwrap_or_else(|| vec![0; (extent.iter().product::<u32>() * texel) as usize]);
+        textures.insert(
+            *key,
+            TexOut {
+                extent,
+                format,
+                bytes,
+            },
+        );
+    }
+    print_buffers(&slots, &buffers, &request.views, &textures);
     Ok(())
 }
 
-/// The buffers the module declares, with the descriptor kind its SPIR-V gives them.
+/// The buffers, textures and samplers the module declares, with the descriptor kind its
+/// SPIR-V gives them.
 fn bound_data(
     interface: &Interface,
     buffers: &oxir_interp::Buffers,
+    extents: &BTreeMap<(u32, u32), [u32; 3]>,
     name: &str,
 ) -> Result<Vec<BindingData>, Failure> {
     let mut data = Vec::new();
     for (key, b) in &interface.bindings {
+        if !b.kind.is_buffer() {
+            let extent = extents.get(key).copied();
+            if b.kind.is_image() && extent.is_none() {
+                return Err(rejected(
+                    name,
+                    format!(
+                        "the SPIR-V declares image binding {}:{} that the module does not",
+                        key.0, key.1
+                    ),
+                ));
+            }
+            data.push(BindingData {
+                set: key.0,
+                binding: key.1,
+                kind: b.kind,
+                bytes: Vec::new(),
+                extent,
+            });
+            continue;
+        }
         let Some(bytes) = buffers.get(key) else {
             return Err(rejected(
                 name,
@@ -135,6 +189,7 @@ fn bound_data(
             binding: key.1,
             kind: b.kind,
             bytes: bytes.clone(),
+            extent: None,
         });
     }
     Ok(data)

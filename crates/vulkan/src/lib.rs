@@ -27,25 +27,59 @@
 //! - lavapipe (llvmpipe's gallivm) ends every loop after 65535 iterations without an
 //!   error, so a kernel that loops longer gives different results there than on a GPU or
 //!   in the interpreter; the timeout only catches dispatches that are slow overall.
-//! - Push constants are refused ([`Error::PushConstants`]); images and samplers are refused
-//!   by [`reflect()`].
-//! - [`reflect()`] reads a SPIR-V binary's entry points and buffer bindings (with their
-//!   minimum sizes from the layout decorations), so a `.spv` file can be run without any
-//!   other description. Malformed input is an error naming the word, never a panic.
+//! - Images and samplers ([`images`]): sampled images, storage images, samplers and
+//!   combined image-samplers are bound as `SAMPLED_IMAGE`, `STORAGE_IMAGE`, `SAMPLER` and
+//!   `COMBINED_IMAGE_SAMPLER` descriptors. Each image is a device-local, optimal-tiling
+//!   `VkImage` of the declared dimension and format and the extent the caller gives
+//!   ([`BindingData::extent`]), one mip level; its texels are uploaded through a
+//!   host-visible staging buffer (zeros when no bytes are given) and it is moved to
+//!   `GENERAL` (storage) or `SHADER_READ_ONLY_OPTIMAL` (sampled) before the dispatch.
+//!   After it, every storage image is copied back through its staging buffer and its
+//!   texels returned; sampled images return their input bytes, samplers nothing. Shapes
+//!   and formats the runner cannot make are [`Error::Unsupported`] before any Vulkan
+//!   object exists (format support is checked against the device).
+//! - Push constants are refused ([`Error::PushConstants`]).
+//! - [`reflect()`] reads a SPIR-V binary's entry points and its buffer, image and sampler
+//!   bindings (buffers with their minimum sizes from the layout decorations, images with
+//!   dimension, arrayed / multisampled / depth flags, sampled type and format), so a
+//!   `.spv` file can be run without any other description. Malformed input is an error
+//!   naming the word, never a panic.
 
+pub mod images;
 pub mod reflect;
 mod runner;
 
-pub use reflect::{reflect, words_from_bytes, DescriptorKind, Interface, ReflectError};
+pub use reflect::{
+    reflect, words_from_bytes, ChannelKind, DescriptorKind, ImageInfo, Interface, ReflectError,
+};
+pub use rspirv::spirv::{Dim, ImageFormat};
 pub use runner::{list_devices, run_compute};
 
-/// One buffer binding of a dispatch: where it goes, what kind, and its initial bytes.
+/// One binding of a dispatch: where it goes, what kind, and its initial bytes.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BindingData {
     pub set: u32,
     pub binding: u32,
     pub kind: DescriptorKind,
+    /// A buffer's bytes, or an image's texels (tightly packed in the image's format, see
+    /// [`images`]; empty means all zero). Unused for samplers.
     pub bytes: Vec<u8>,
+    /// An image's `[width, height, depth-or-layers]`; `None` is [`images::default_extent`].
+    /// Unused for buffers and samplers.
+    pub extent: Option<[u32; 3]>,
+}
+
+impl BindingData {
+    /// A buffer binding.
+    pub fn buffer(set: u32, binding: u32, kind: DescriptorKind, bytes: Vec<u8>) -> Self {
+        BindingData {
+            set,
+            binding,
+            kind,
+            bytes,
+            extent: None,
+        }
+    }
 }
 
 /// Which physical device to use.
@@ -119,6 +153,8 @@ pub enum Error {
     Timeout(u64),
     #[error("the device was lost during the dispatch (a crash or hang in the shader?)")]
     DeviceLost,
+    #[error("unsupported: {0}")]
+    Unsupported(String),
 }
 
 impl Error {

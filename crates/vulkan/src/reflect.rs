@@ -21,7 +21,9 @@
 //!   comes out as WGSL computes it.
 
 use rspirv::dr::{Instruction, Operand};
-use rspirv::spirv::{Decoration, ExecutionMode, ExecutionModel, Op, StorageClass};
+use rspirv::spirv::{
+    Decoration, Dim, ExecutionMode, ExecutionModel, ImageFormat, Op, StorageClass,
+};
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 
@@ -48,6 +50,34 @@ fn malformed(message: impl Into<String>) -> ReflectError {
 pub enum DescriptorKind {
     StorageBuffer,
     UniformBuffer,
+    /// `OpTypeImage` with `Sampled = 1`.
+    SampledImage,
+    /// `OpTypeImage` with `Sampled = 2`.
+    StorageImage,
+    /// `OpTypeSampler`.
+    Sampler,
+    /// `OpTypeSampledImage`: an image and its sampler in one descriptor.
+    CombinedImageSampler,
+}
+
+impl DescriptorKind {
+    /// Whether the descriptor holds an image (and so has an [`ImageInfo`]).
+    pub fn is_image(self) -> bool {
+        matches!(
+            self,
+            DescriptorKind::SampledImage
+                | DescriptorKind::StorageImage
+                | DescriptorKind::CombinedImageSampler
+        )
+    }
+
+    /// Whether the descriptor is a buffer.
+    pub fn is_buffer(self) -> bool {
+        matches!(
+            self,
+            DescriptorKind::StorageBuffer | DescriptorKind::UniformBuffer
+        )
+    }
 }
 
 impl fmt::Display for DescriptorKind {
@@ -55,6 +85,10 @@ impl fmt::Display for DescriptorKind {
         f.write_str(match self {
             DescriptorKind::StorageBuffer => "storage buffer",
             DescriptorKind::UniformBuffer => "uniform buffer",
+            DescriptorKind::SampledImage => "sampled image",
+            DescriptorKind::StorageImage => "storage image",
+            DescriptorKind::Sampler => "sampler",
+            DescriptorKind::CombinedImageSampler => "combined image sampler",
         })
     }
 }
@@ -69,7 +103,30 @@ pub struct EntryPoint {
     pub local_size: Option<[u32; 3]>,
 }
 
-/// A buffer binding of the module.
+/// What a texel's channels hold, from the image's sampled type.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ChannelKind {
+    Float,
+    Sint,
+    Uint,
+}
+
+/// The declared shape of an image binding (`OpTypeImage`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ImageInfo {
+    /// `Dim1D`, `Dim2D`, `Dim3D`, `DimCube`, or another SPIR-V dimension (which the runner
+    /// refuses).
+    pub dim: Dim,
+    pub arrayed: bool,
+    pub multisampled: bool,
+    /// `Depth = 1`.
+    pub depth: bool,
+    pub channel: ChannelKind,
+    /// The declared format (`Unknown` for sampled images).
+    pub format: ImageFormat,
+}
+
+/// A binding of the module.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Binding {
     pub set: u32,
@@ -81,13 +138,15 @@ pub struct Binding {
     pub min_size: u64,
     /// Whether the block ends in a runtime-sized array.
     pub runtime_sized: bool,
+    /// The image's shape, for image descriptors.
+    pub image: Option<ImageInfo>,
 }
 
 /// A module's interface.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Interface {
     pub entry_points: Vec<EntryPoint>,
-    /// Buffer bindings by `(set, binding)`.
+    /// Buffer, image and sampler bindings by `(set, binding)`.
     pub bindings: BTreeMap<(u32, u32), Binding>,
     /// Whether the module declares a `PushConstant` variable.
     pub push_constants: bool,
@@ -216,6 +275,9 @@ enum Ty {
     RuntimeArray(u32),
     Struct(Vec<u32>),
     Pointer(u32),
+    Image(ImageInfo),
+    Sampler,
+    SampledImage(u32),
     Opaque(&'static str),
     Other,
 }
@@ -226,6 +288,42 @@ struct Reflector {
     decorations: HashMap<u32, Vec<(Decoration, Vec<u32>)>>,
     member_decorations: HashMap<(u32, u32), Vec<(Decoration, Vec<u32>)>>,
     names: HashMap<u32, String>,
+    /// The `Sampled` operand of each `OpTypeImage`.
+    sampled: HashMap<u32, u32>,
+}
+
+/// An `OpTypeImage`: its shape and its `Sampled` operand. `scalars` gives the channel kind
+/// of every scalar type declared so far.
+fn image_type(
+    inst: &Instruction,
+    scalars: &HashMap<u32, ChannelKind>,
+) -> Result<(ImageInfo, u32), ReflectError> {
+    let result = inst.result_id.unwrap_or(0);
+    let what = |i: usize| format!("OpTypeImage %{result} operand {i}");
+    let sampled_type = id(operand(inst, 0)?, &what(0))?;
+    let channel = *scalars.get(&sampled_type).ok_or_else(|| {
+        malformed(format!(
+            "OpTypeImage %{result}: the sampled type %{sampled_type} is not a scalar type"
+        ))
+    })?;
+    let dim = match operand(inst, 1)? {
+        Operand::Dim(d) => *d,
+        other => return Err(malformed(format!("{}: {other:?}", what(1)))),
+    };
+    let flag = |i: usize| -> Result<u32, ReflectError> { lit(operand(inst, i)?, &what(i)) };
+    let format = match operand(inst, 6)? {
+        Operand::ImageFormat(f) => *f,
+        other => return Err(malformed(format!("{}: {other:?}", what(6)))),
+    };
+    let info = ImageInfo {
+        dim,
+        depth: flag(2)? == 1,
+        arrayed: flag(3)? != 0,
+        multisampled: flag(4)? != 0,
+        channel,
+        format,
+    };
+    Ok((info, flag(5)?))
 }
 
 fn id(op: &Operand, what: &str) -> Result<u32, ReflectError> {
@@ -394,6 +492,11 @@ impl Reflector {
                     runtime,
                 }
             }
+            Ty::Image(_) | Ty::Sampler | Ty::SampledImage(_) => {
+                return Err(ReflectError::Unsupported(format!(
+                    "an image or sampler (type %{ty}) in a buffer block"
+                )))
+            }
             Ty::Pointer(_) | Ty::Other => {
                 return Err(ReflectError::Unsupported(format!(
                     "type %{ty} in a buffer block"
@@ -419,7 +522,10 @@ pub fn reflect(words: &[u32]) -> Result<Interface, ReflectError> {
         decorations: HashMap::new(),
         member_decorations: HashMap::new(),
         names: HashMap::new(),
+        sampled: HashMap::new(),
     };
+    // Scalar signedness, for the channel kind of images.
+    let mut scalar_kind: HashMap<u32, ChannelKind> = HashMap::new();
     let check_id = |i: u32, what: &str| {
         if i == 0 || i >= bound {
             Err(malformed(format!(
@@ -474,7 +580,22 @@ pub fn reflect(words: &[u32]) -> Result<Interface, ReflectError> {
         let op = |i| operand(inst, i);
         let ty = match inst.class.opcode {
             Op::TypeBool => Ty::Scalar(32),
-            Op::TypeInt | Op::TypeFloat => Ty::Scalar(lit(op(0)?, "type width")?),
+            Op::TypeInt => {
+                let signed = lit(op(1)?, "type signedness")? != 0;
+                scalar_kind.insert(
+                    result,
+                    if signed {
+                        ChannelKind::Sint
+                    } else {
+                        ChannelKind::Uint
+                    },
+                );
+                Ty::Scalar(lit(op(0)?, "type width")?)
+            }
+            Op::TypeFloat => {
+                scalar_kind.insert(result, ChannelKind::Float);
+                Ty::Scalar(lit(op(0)?, "type width")?)
+            }
             Op::TypeVector => Ty::Vector(id(op(0)?, "vector")?, lit(op(1)?, "vector size")?),
             Op::TypeMatrix => Ty::Matrix(id(op(0)?, "matrix")?, lit(op(1)?, "matrix columns")?),
             Op::TypeArray => Ty::Array(id(op(0)?, "array")?, id(op(1)?, "array length")?),
@@ -489,9 +610,13 @@ pub fn reflect(words: &[u32]) -> Result<Interface, ReflectError> {
                 Operand::StorageClass(_) => Ty::Pointer(id(op(1)?, "pointer")?),
                 other => return Err(malformed(format!("OpTypePointer %{result}: {other:?}"))),
             },
-            Op::TypeImage => Ty::Opaque("an image"),
-            Op::TypeSampler => Ty::Opaque("a sampler"),
-            Op::TypeSampledImage => Ty::Opaque("a sampled image"),
+            Op::TypeImage => {
+                let (info, sampled) = image_type(inst, &scalar_kind)?;
+                r.sampled.insert(result, sampled);
+                Ty::Image(info)
+            }
+            Op::TypeSampler => Ty::Sampler,
+            Op::TypeSampledImage => Ty::SampledImage(id(op(0)?, "sampled image")?),
             Op::TypeAccelerationStructureKHR => Ty::Opaque("an acceleration structure"),
             Op::Constant => {
                 if let Some(Operand::LiteralBit32(v)) = inst.operands.first() {
@@ -599,14 +724,65 @@ pub fn reflect(words: &[u32]) -> Result<Interface, ReflectError> {
                 )))
             }
             StorageClass::UniformConstant => {
-                let what = match r.ty(pointee)? {
-                    Ty::Opaque(what) => what.to_string(),
-                    Ty::Array(..) | Ty::RuntimeArray(_) => "an array of resources".into(),
-                    _ => "a UniformConstant resource".into(),
+                let (kind, image) = match r.ty(pointee)? {
+                    Ty::Image(info) => (
+                        match r.sampled.get(&pointee) {
+                            Some(1) => DescriptorKind::SampledImage,
+                            Some(2) => DescriptorKind::StorageImage,
+                            _ => {
+                                return Err(ReflectError::Unsupported(format!(
+                                    "{label} is an image whose `Sampled` operand is not 1 or 2 \
+                                     (known only at run time)"
+                                )))
+                            }
+                        },
+                        Some(*info),
+                    ),
+                    Ty::Sampler => (DescriptorKind::Sampler, None),
+                    Ty::SampledImage(image) => match r.ty(*image)? {
+                        Ty::Image(info) => (DescriptorKind::CombinedImageSampler, Some(*info)),
+                        _ => {
+                            return Err(malformed(format!(
+                                "{label}: OpTypeSampledImage of %{image}, which is not an image"
+                            )))
+                        }
+                    },
+                    Ty::Opaque(what) => {
+                        return Err(ReflectError::Unsupported(format!(
+                            "{label} is {what}; the Vulkan runner binds buffers, images and \
+                             samplers only"
+                        )))
+                    }
+                    Ty::Array(..) | Ty::RuntimeArray(_) => {
+                        return Err(ReflectError::Unsupported(format!(
+                            "{label} is an array of resources (a binding array)"
+                        )))
+                    }
+                    _ => {
+                        return Err(ReflectError::Unsupported(format!(
+                            "{label} is a UniformConstant resource that is not an image or \
+                             sampler"
+                        )))
+                    }
                 };
-                return Err(ReflectError::Unsupported(format!(
-                    "{label} is {what}; the Vulkan runner binds storage and uniform buffers only"
-                )));
+                if interface.bindings.contains_key(&(set, binding)) {
+                    return Err(ReflectError::Unsupported(format!(
+                        "{label}: several variables share binding {set}:{binding}"
+                    )));
+                }
+                interface.bindings.insert(
+                    (set, binding),
+                    Binding {
+                        set,
+                        binding,
+                        name,
+                        kind,
+                        min_size: 0,
+                        runtime_sized: false,
+                        image,
+                    },
+                );
+                continue;
             }
             other => {
                 return Err(ReflectError::Unsupported(format!(
@@ -637,6 +813,7 @@ pub fn reflect(words: &[u32]) -> Result<Interface, ReflectError> {
                 kind,
                 min_size: extent.size,
                 runtime_sized: extent.runtime,
+                image: None,
             },
         );
     }

@@ -6,6 +6,7 @@
 //! uses are leaked (destroying them would be undefined behaviour) and only the error is
 //! reported.
 
+use crate::images;
 use crate::reflect::{DescriptorKind, Interface};
 use crate::{BindingData, DeviceInfo, DeviceSelector, Error};
 use ash::vk;
@@ -46,6 +47,9 @@ struct Session {
     api_version: u32,
     device: Option<ash::Device>,
     buffers: Vec<(vk::Buffer, vk::DeviceMemory)>,
+    images: Vec<(vk::Image, vk::DeviceMemory)>,
+    views: Vec<vk::ImageView>,
+    samplers: Vec<vk::Sampler>,
     set_layouts: Vec<vk::DescriptorSetLayout>,
     pipeline_layout: vk::PipelineLayout,
     shader: vk::ShaderModule,
@@ -79,6 +83,9 @@ impl Session {
             api_version,
             device: None,
             buffers: Vec::new(),
+            images: Vec::new(),
+            views: Vec::new(),
+            samplers: Vec::new(),
             set_layouts: Vec::new(),
             pipeline_layout: vk::PipelineLayout::null(),
             shader: vk::ShaderModule::null(),
@@ -167,6 +174,20 @@ impl Drop for Session {
                 for l in self.set_layouts.drain(..) {
                     d.destroy_descriptor_set_layout(l, None);
                 }
+                for v in self.views.drain(..) {
+                    d.destroy_image_view(v, None);
+                }
+                for sampler in self.samplers.drain(..) {
+                    d.destroy_sampler(sampler, None);
+                }
+                for (i, m) in self.images.drain(..) {
+                    if i != vk::Image::null() {
+                        d.destroy_image(i, None);
+                    }
+                    if m != vk::DeviceMemory::null() {
+                        d.free_memory(m, None);
+                    }
+                }
                 for (b, m) in self.buffers.drain(..) {
                     if b != vk::Buffer::null() {
                         d.destroy_buffer(b, None);
@@ -180,6 +201,276 @@ impl Drop for Session {
             self.instance.destroy_instance(None);
         }
     }
+}
+
+/// What one binding became on the device.
+enum Bound {
+    Buffer {
+        buffer: vk::Buffer,
+        mem: vk::DeviceMemory,
+    },
+    Image {
+        image: vk::Image,
+        view: vk::ImageView,
+        staging: vk::Buffer,
+        staging_mem: vk::DeviceMemory,
+        plan: ImagePlan,
+        sampler: Option<vk::Sampler>,
+    },
+    Sampler(vk::Sampler),
+}
+
+/// An image binding, checked before any Vulkan object exists.
+#[derive(Copy, Clone)]
+struct ImagePlan {
+    format: vk::Format,
+    shape: images::Shape,
+    size: u64,
+    storage: bool,
+}
+
+fn find_memory(
+    memory: &vk::PhysicalDeviceMemoryProperties,
+    bits: u32,
+    wanted: vk::MemoryPropertyFlags,
+) -> Option<u32> {
+    (0..memory.memory_type_count).find(|&i| {
+        bits & (1 << i) != 0
+            && memory.memory_types[i as usize]
+                .property_flags
+                .contains(wanted)
+    })
+}
+
+/// A host-visible, host-coherent buffer of at least `size` bytes (4 at least, a multiple of
+/// 4), zeroed and then filled with `init`, recorded in `s`.
+fn host_buffer(
+    s: &mut Session,
+    d: &ash::Device,
+    memory: &vk::PhysicalDeviceMemoryProperties,
+    size: u64,
+    usage: vk::BufferUsageFlags,
+    init: &[u8],
+) -> Result<(vk::Buffer, vk::DeviceMemory), Error> {
+    let size = size.max(4).next_multiple_of(4);
+    let info = vk::BufferCreateInfo::default()
+        .size(size)
+        .usage(usage)
+        .sharing_mode(vk::SharingMode::EXCLUSIVE);
+    // SAFETY: valid create info; the buffer is recorded in `s` at once.
+    let buffer = unsafe { d.create_buffer(&info, None) }.map_err(vk_err("vkCreateBuffer"))?;
+    s.buffers.push((buffer, vk::DeviceMemory::null()));
+    // SAFETY: `buffer` was created from `d`.
+    let req = unsafe { d.get_buffer_memory_requirements(buffer) };
+    let wanted = vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT;
+    let type_index =
+        find_memory(memory, req.memory_type_bits, wanted).ok_or(Error::NoMemoryType(size))?;
+    let alloc = vk::MemoryAllocateInfo::default()
+        .allocation_size(req.size)
+        .memory_type_index(type_index);
+    // SAFETY: valid allocate info; recorded in `s` at once.
+    let mem = unsafe { d.allocate_memory(&alloc, None) }.map_err(vk_err("vkAllocateMemory"))?;
+    s.buffers.last_mut().expect("pushed above").1 = mem;
+    // SAFETY: `mem` is a fresh, host-visible allocation of at least `req.size >= size`
+    // bytes, mapped once here and unmapped before use by the device; `init.len() <= size`
+    // (callers pass at most `size` bytes).
+    unsafe {
+        d.bind_buffer_memory(buffer, mem, 0)
+            .map_err(vk_err("vkBindBufferMemory"))?;
+        let ptr = d
+            .map_memory(mem, 0, vk::WHOLE_SIZE, vk::MemoryMapFlags::empty())
+            .map_err(vk_err("vkMapMemory"))? as *mut u8;
+        std::ptr::write_bytes(ptr, 0, size as usize);
+        std::ptr::copy_nonoverlapping(init.as_ptr(), ptr, init.len().min(size as usize));
+        d.unmap_memory(mem);
+    }
+    Ok((buffer, mem))
+}
+
+/// Copies `len` bytes out of a host-visible, host-coherent allocation.
+fn read_memory(d: &ash::Device, mem: vk::DeviceMemory, len: usize) -> Result<Vec<u8>, Error> {
+    let mut bytes = vec![0u8; len];
+    // SAFETY: the device finished (fence signalled, barrier to host reads); the memory is
+    // host-coherent and at least `len` bytes long (its buffer was made that large).
+    unsafe {
+        let ptr = d
+            .map_memory(mem, 0, vk::WHOLE_SIZE, vk::MemoryMapFlags::empty())
+            .map_err(vk_err("vkMapMemory"))? as *const u8;
+        std::ptr::copy_nonoverlapping(ptr, bytes.as_mut_ptr(), len);
+        d.unmap_memory(mem);
+    }
+    Ok(bytes)
+}
+
+/// A device-local (where possible) image of `plan`'s format and shape with a view of its
+/// whole range, both recorded in `s`.
+fn make_image(
+    s: &mut Session,
+    d: &ash::Device,
+    memory: &vk::PhysicalDeviceMemoryProperties,
+    plan: &ImagePlan,
+) -> Result<(vk::Image, vk::ImageView), Error> {
+    let mut usage = vk::ImageUsageFlags::TRANSFER_DST | vk::ImageUsageFlags::TRANSFER_SRC;
+    usage |= if plan.storage {
+        vk::ImageUsageFlags::STORAGE
+    } else {
+        vk::ImageUsageFlags::SAMPLED
+    };
+    let info = vk::ImageCreateInfo::default()
+        .flags(plan.shape.flags)
+        .image_type(plan.shape.image_type)
+        .format(plan.format)
+        .extent(plan.shape.extent)
+        .mip_levels(1)
+        .array_layers(plan.shape.layers)
+        .samples(vk::SampleCountFlags::TYPE_1)
+        .tiling(vk::ImageTiling::OPTIMAL)
+        .usage(usage)
+        .sharing_mode(vk::SharingMode::EXCLUSIVE)
+        .initial_layout(vk::ImageLayout::UNDEFINED);
+    // SAFETY: valid create info (shape and format checked against the device); recorded in
+    // `s` at once.
+    let image = unsafe { d.create_image(&info, None) }.map_err(vk_err("vkCreateImage"))?;
+    s.images.push((image, vk::DeviceMemory::null()));
+    // SAFETY: `image` was created from `d`.
+    let req = unsafe { d.get_image_memory_requirements(image) };
+    let type_index = find_memory(
+        memory,
+        req.memory_type_bits,
+        vk::MemoryPropertyFlags::DEVICE_LOCAL,
+    )
+    .or_else(|| {
+        find_memory(
+            memory,
+            req.memory_type_bits,
+            vk::MemoryPropertyFlags::empty(),
+        )
+    })
+    .ok_or(Error::NoMemoryType(req.size))?;
+    let alloc = vk::MemoryAllocateInfo::default()
+        .allocation_size(req.size)
+        .memory_type_index(type_index);
+    // SAFETY: valid allocate info; recorded in `s` at once, then bound once.
+    unsafe {
+        let mem = d
+            .allocate_memory(&alloc, None)
+            .map_err(vk_err("vkAllocateMemory"))?;
+        s.images.last_mut().expect("pushed above").1 = mem;
+        d.bind_image_memory(image, mem, 0)
+            .map_err(vk_err("vkBindImageMemory"))?;
+    }
+    let view_info = vk::ImageViewCreateInfo::default()
+        .image(image)
+        .view_type(plan.shape.view_type)
+        .format(plan.format)
+        .subresource_range(whole(plan));
+    // SAFETY: the view covers the image's one level and all its layers.
+    let view =
+        unsafe { d.create_image_view(&view_info, None) }.map_err(vk_err("vkCreateImageView"))?;
+    s.views.push(view);
+    Ok((image, view))
+}
+
+fn whole(plan: &ImagePlan) -> vk::ImageSubresourceRange {
+    vk::ImageSubresourceRange::default()
+        .aspect_mask(vk::ImageAspectFlags::COLOR)
+        .base_mip_level(0)
+        .level_count(1)
+        .base_array_layer(0)
+        .layer_count(plan.shape.layers)
+}
+
+fn copy_region(plan: &ImagePlan) -> vk::BufferImageCopy {
+    vk::BufferImageCopy::default()
+        .buffer_offset(0)
+        .buffer_row_length(0)
+        .buffer_image_height(0)
+        .image_subresource(
+            vk::ImageSubresourceLayers::default()
+                .aspect_mask(vk::ImageAspectFlags::COLOR)
+                .mip_level(0)
+                .base_array_layer(0)
+                .layer_count(plan.shape.layers),
+        )
+        .image_extent(plan.shape.extent)
+}
+
+fn image_barrier(
+    d: &ash::Device,
+    cmd: vk::CommandBuffer,
+    image: vk::Image,
+    plan: &ImagePlan,
+    (old, new): (vk::ImageLayout, vk::ImageLayout),
+    (src_access, dst_access): (vk::AccessFlags, vk::AccessFlags),
+    (src_stage, dst_stage): (vk::PipelineStageFlags, vk::PipelineStageFlags),
+) {
+    let barrier = [vk::ImageMemoryBarrier::default()
+        .old_layout(old)
+        .new_layout(new)
+        .src_access_mask(src_access)
+        .dst_access_mask(dst_access)
+        .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+        .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+        .image(image)
+        .subresource_range(whole(plan))];
+    // SAFETY: `cmd` is recording; `image` is alive and covered by the range.
+    unsafe {
+        d.cmd_pipeline_barrier(
+            cmd,
+            src_stage,
+            dst_stage,
+            vk::DependencyFlags::empty(),
+            &[],
+            &[],
+            &barrier,
+        )
+    };
+}
+
+/// Checks every image binding's shape, format and data before anything is created.
+fn plan_images(
+    interface: &Interface,
+    bindings: &[BindingData],
+) -> Result<Vec<Option<ImagePlan>>, Error> {
+    bindings
+        .iter()
+        .map(|b| {
+            if !b.kind.is_image() {
+                return Ok(None);
+            }
+            let label = format!("binding {}:{} ({})", b.set, b.binding, b.kind);
+            let info = interface
+                .bindings
+                .get(&(b.set, b.binding))
+                .and_then(|i| i.image)
+                .ok_or_else(|| {
+                    Error::Interface(format!("{label} is not an image in the module"))
+                })?;
+            let extent = b.extent.unwrap_or_else(|| images::default_extent(&info));
+            let in_label = |e: Error| match e {
+                Error::Unsupported(m) => Error::Unsupported(format!("{label}: {m}")),
+                e => e,
+            };
+            let shape = images::shape(&info, extent).map_err(in_label)?;
+            let (format, texel) = images::image_format(&info, b.kind).map_err(in_label)?;
+            let size = images::data_size(extent, texel).map_err(in_label)?;
+            if !b.bytes.is_empty() && b.bytes.len() as u64 != size {
+                return Err(Error::Interface(format!(
+                    "{label}: {} bytes of texels given; a {}x{}x{} {format:?} image holds {size}",
+                    b.bytes.len(),
+                    extent[0],
+                    extent[1],
+                    extent[2]
+                )));
+            }
+            Ok(Some(ImagePlan {
+                format,
+                shape,
+                size,
+                storage: b.kind == DescriptorKind::StorageImage,
+            }))
+        })
+        .collect()
 }
 
 /// The devices the Vulkan loader lists, in its order.
@@ -197,7 +488,9 @@ fn timeout_ms() -> u64 {
 }
 
 /// Runs `entry` of the SPIR-V `words` with `workgroups` workgroups on the selected device
-/// and returns every binding's bytes after the dispatch, in the order of `bindings`.
+/// and returns every binding's bytes after the dispatch, in the order of `bindings`: a
+/// buffer's bytes, a storage image's texels, a sampled image's input texels (zeros when
+/// none were given), nothing for a sampler.
 ///
 /// `interface` is the module's reflection (see [`crate::reflect()`]); it is checked against
 /// `bindings` and the entry point before anything is handed to the driver. The driver does
@@ -233,6 +526,7 @@ pub fn run_compute(
             Some(_) => {}
         }
     }
+    let plans = plan_images(interface, bindings)?;
     let cname = CString::new(entry)
         .map_err(|_| Error::Interface(format!("entry point name `{entry}` contains NUL")))?;
 
@@ -322,49 +616,82 @@ pub fn run_compute(
     // SAFETY: the queue family and index exist (created above).
     let queue = unsafe { d.get_device_queue(family, 0) };
 
-    // Buffers.
-    for b in bindings {
-        let size = (b.bytes.len() as u64).max(4).next_multiple_of(4);
-        let usage = match b.kind {
-            DescriptorKind::StorageBuffer => vk::BufferUsageFlags::STORAGE_BUFFER,
-            DescriptorKind::UniformBuffer => vk::BufferUsageFlags::UNIFORM_BUFFER,
+    // The device must be able to use each image format as the binding needs.
+    for (b, plan) in bindings.iter().zip(&plans) {
+        let Some(plan) = plan else { continue };
+        // SAFETY: `pd` is a physical device of this instance.
+        let props = unsafe {
+            s.instance
+                .get_physical_device_format_properties(pd, plan.format)
         };
-        let info = vk::BufferCreateInfo::default()
-            .size(size)
-            .usage(usage)
-            .sharing_mode(vk::SharingMode::EXCLUSIVE);
-        // SAFETY: valid create info; the buffer is recorded in `s` at once.
-        let buffer = unsafe { d.create_buffer(&info, None) }.map_err(vk_err("vkCreateBuffer"))?;
-        s.buffers.push((buffer, vk::DeviceMemory::null()));
-        // SAFETY: `buffer` was created from `d`.
-        let req = unsafe { d.get_buffer_memory_requirements(buffer) };
-        let wanted = vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT;
-        let type_index = (0..memory.memory_type_count)
-            .find(|&i| {
-                req.memory_type_bits & (1 << i) != 0
-                    && memory.memory_types[i as usize]
-                        .property_flags
-                        .contains(wanted)
-            })
-            .ok_or(Error::NoMemoryType(size))?;
-        let alloc = vk::MemoryAllocateInfo::default()
-            .allocation_size(req.size)
-            .memory_type_index(type_index);
-        // SAFETY: valid allocate info; recorded in `s` at once.
-        let mem = unsafe { d.allocate_memory(&alloc, None) }.map_err(vk_err("vkAllocateMemory"))?;
-        s.buffers.last_mut().expect("pushed above").1 = mem;
-        // SAFETY: `mem` is a fresh, host-visible allocation of at least `req.size` bytes,
-        // mapped once here and unmapped before use by the device; `bytes.len() <= size`.
-        unsafe {
-            d.bind_buffer_memory(buffer, mem, 0)
-                .map_err(vk_err("vkBindBufferMemory"))?;
-            let ptr = d
-                .map_memory(mem, 0, vk::WHOLE_SIZE, vk::MemoryMapFlags::empty())
-                .map_err(vk_err("vkMapMemory"))? as *mut u8;
-            std::ptr::write_bytes(ptr, 0, size as usize);
-            std::ptr::copy_nonoverlapping(b.bytes.as_ptr(), ptr, b.bytes.len());
-            d.unmap_memory(mem);
+        let need = if plan.storage {
+            vk::FormatFeatureFlags::STORAGE_IMAGE
+        } else {
+            vk::FormatFeatureFlags::SAMPLED_IMAGE
+        };
+        if !props.optimal_tiling_features.contains(need) {
+            return Err(Error::Unsupported(format!(
+                "binding {}:{} ({}): the device cannot use {:?} as a {} image",
+                b.set,
+                b.binding,
+                b.kind,
+                plan.format,
+                if plan.storage { "storage" } else { "sampled" }
+            )));
         }
+    }
+
+    // Buffers, images and samplers.
+    let mut bound = Vec::with_capacity(bindings.len());
+    for (b, plan) in bindings.iter().zip(&plans) {
+        let sampler = match b.kind {
+            DescriptorKind::Sampler | DescriptorKind::CombinedImageSampler => {
+                // SAFETY: valid create info; recorded in `s` at once.
+                let sampler = unsafe { d.create_sampler(&images::sampler_info(), None) }
+                    .map_err(vk_err("vkCreateSampler"))?;
+                s.samplers.push(sampler);
+                Some(sampler)
+            }
+            _ => None,
+        };
+        bound.push(match (b.kind, plan) {
+            (DescriptorKind::StorageBuffer | DescriptorKind::UniformBuffer, _) => {
+                let usage = if b.kind == DescriptorKind::StorageBuffer {
+                    vk::BufferUsageFlags::STORAGE_BUFFER
+                } else {
+                    vk::BufferUsageFlags::UNIFORM_BUFFER
+                };
+                let (buffer, mem) =
+                    host_buffer(&mut s, &d, &memory, b.bytes.len() as u64, usage, &b.bytes)?;
+                Bound::Buffer { buffer, mem }
+            }
+            (DescriptorKind::Sampler, _) => Bound::Sampler(sampler.expect("made above")),
+            (_, Some(plan)) => {
+                let (staging, staging_mem) = host_buffer(
+                    &mut s,
+                    &d,
+                    &memory,
+                    plan.size,
+                    vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST,
+                    &b.bytes,
+                )?;
+                let (image, view) = make_image(&mut s, &d, &memory, plan)?;
+                Bound::Image {
+                    image,
+                    view,
+                    staging,
+                    staging_mem,
+                    plan: *plan,
+                    sampler,
+                }
+            }
+            (_, None) => {
+                return Err(Error::Interface(format!(
+                    "binding {}:{} ({}) has no image plan",
+                    b.set, b.binding, b.kind
+                )))
+            }
+        });
     }
 
     // Descriptor set layouts: one per set number 0..=max, empty where unused.
@@ -373,6 +700,10 @@ pub fn run_compute(
     let descriptor_type = |k: DescriptorKind| match k {
         DescriptorKind::StorageBuffer => vk::DescriptorType::STORAGE_BUFFER,
         DescriptorKind::UniformBuffer => vk::DescriptorType::UNIFORM_BUFFER,
+        DescriptorKind::SampledImage => vk::DescriptorType::SAMPLED_IMAGE,
+        DescriptorKind::StorageImage => vk::DescriptorType::STORAGE_IMAGE,
+        DescriptorKind::Sampler => vk::DescriptorType::SAMPLER,
+        DescriptorKind::CombinedImageSampler => vk::DescriptorType::COMBINED_IMAGE_SAMPLER,
     };
     for set in 0..set_count as u32 {
         let layout_bindings: Vec<vk::DescriptorSetLayoutBinding> = bindings
@@ -427,7 +758,14 @@ pub fn run_compute(
     let mut sets = Vec::new();
     if set_count > 0 {
         let mut sizes = Vec::new();
-        for kind in [DescriptorKind::StorageBuffer, DescriptorKind::UniformBuffer] {
+        for kind in [
+            DescriptorKind::StorageBuffer,
+            DescriptorKind::UniformBuffer,
+            DescriptorKind::SampledImage,
+            DescriptorKind::StorageImage,
+            DescriptorKind::Sampler,
+            DescriptorKind::CombinedImageSampler,
+        ] {
             let n = bindings.iter().filter(|b| b.kind == kind).count() as u32;
             if n > 0 {
                 sizes.push(
@@ -449,28 +787,59 @@ pub fn run_compute(
         // SAFETY: the pool has room for one set per layout.
         sets = unsafe { d.allocate_descriptor_sets(&alloc) }
             .map_err(vk_err("vkAllocateDescriptorSets"))?;
-        let infos: Vec<[vk::DescriptorBufferInfo; 1]> = s
-            .buffers
+        let buffer_infos: Vec<[vk::DescriptorBufferInfo; 1]> = bound
             .iter()
-            .map(|(buffer, _)| {
+            .map(|r| {
+                let buffer = match r {
+                    Bound::Buffer { buffer, .. } => *buffer,
+                    _ => vk::Buffer::null(),
+                };
                 [vk::DescriptorBufferInfo::default()
-                    .buffer(*buffer)
+                    .buffer(buffer)
                     .offset(0)
                     .range(vk::WHOLE_SIZE)]
             })
             .collect();
-        let writes: Vec<vk::WriteDescriptorSet> = bindings
+        let image_infos: Vec<[vk::DescriptorImageInfo; 1]> = bound
             .iter()
-            .zip(&infos)
-            .map(|(b, info)| {
-                vk::WriteDescriptorSet::default()
-                    .dst_set(sets[b.set as usize])
-                    .dst_binding(b.binding)
-                    .descriptor_type(descriptor_type(b.kind))
-                    .buffer_info(info)
+            .map(|r| {
+                let info = vk::DescriptorImageInfo::default();
+                [match r {
+                    Bound::Image {
+                        view,
+                        plan,
+                        sampler,
+                        ..
+                    } => info
+                        .image_view(*view)
+                        .image_layout(if plan.storage {
+                            vk::ImageLayout::GENERAL
+                        } else {
+                            vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL
+                        })
+                        .sampler(sampler.unwrap_or_default()),
+                    Bound::Sampler(sampler) => info.sampler(*sampler),
+                    Bound::Buffer { .. } => info,
+                }]
             })
             .collect();
-        // SAFETY: every write names a set, binding and buffer created above.
+        let writes: Vec<vk::WriteDescriptorSet> = bindings
+            .iter()
+            .enumerate()
+            .map(|(i, b)| {
+                let write = vk::WriteDescriptorSet::default()
+                    .dst_set(sets[b.set as usize])
+                    .dst_binding(b.binding)
+                    .descriptor_type(descriptor_type(b.kind));
+                if b.kind.is_buffer() {
+                    write.buffer_info(&buffer_infos[i])
+                } else {
+                    write.image_info(&image_infos[i])
+                }
+            })
+            .collect();
+        // SAFETY: every write names a set, binding and buffer, view or sampler created
+        // above, of the descriptor type its layout declares.
         unsafe { d.update_descriptor_sets(&writes, &[]) };
     }
 
@@ -487,8 +856,21 @@ pub fn run_compute(
     let cmd = unsafe { d.allocate_command_buffers(&alloc) }
         .map_err(vk_err("vkAllocateCommandBuffers"))?[0];
     let barrier = [vk::MemoryBarrier::default()
-        .src_access_mask(vk::AccessFlags::SHADER_WRITE)
+        .src_access_mask(vk::AccessFlags::SHADER_WRITE | vk::AccessFlags::TRANSFER_WRITE)
         .dst_access_mask(vk::AccessFlags::HOST_READ)];
+    let stage = |storage: bool| {
+        if storage {
+            (
+                vk::ImageLayout::GENERAL,
+                vk::AccessFlags::SHADER_READ | vk::AccessFlags::SHADER_WRITE,
+            )
+        } else {
+            (
+                vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL,
+                vk::AccessFlags::SHADER_READ,
+            )
+        }
+    };
     // SAFETY: recording into a fresh command buffer with objects created above.
     unsafe {
         d.begin_command_buffer(
@@ -497,6 +879,52 @@ pub fn run_compute(
                 .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT),
         )
         .map_err(vk_err("vkBeginCommandBuffer"))?;
+        // Upload every image's texels and move it to the layout the shader uses.
+        for r in &bound {
+            if let Bound::Image {
+                image,
+                staging,
+                plan,
+                ..
+            } = r
+            {
+                image_barrier(
+                    &d,
+                    cmd,
+                    *image,
+                    plan,
+                    (
+                        vk::ImageLayout::UNDEFINED,
+                        vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+                    ),
+                    (vk::AccessFlags::empty(), vk::AccessFlags::TRANSFER_WRITE),
+                    (
+                        vk::PipelineStageFlags::TOP_OF_PIPE,
+                        vk::PipelineStageFlags::TRANSFER,
+                    ),
+                );
+                d.cmd_copy_buffer_to_image(
+                    cmd,
+                    *staging,
+                    *image,
+                    vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+                    &[copy_region(plan)],
+                );
+                let (layout, access) = stage(plan.storage);
+                image_barrier(
+                    &d,
+                    cmd,
+                    *image,
+                    plan,
+                    (vk::ImageLayout::TRANSFER_DST_OPTIMAL, layout),
+                    (vk::AccessFlags::TRANSFER_WRITE, access),
+                    (
+                        vk::PipelineStageFlags::TRANSFER,
+                        vk::PipelineStageFlags::COMPUTE_SHADER,
+                    ),
+                );
+            }
+        }
         d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::COMPUTE, s.pipeline);
         if !sets.is_empty() {
             d.cmd_bind_descriptor_sets(
@@ -509,9 +937,48 @@ pub fn run_compute(
             );
         }
         d.cmd_dispatch(cmd, workgroups[0], workgroups[1], workgroups[2]);
+        // Copy every storage image back into its staging buffer.
+        for r in &bound {
+            if let Bound::Image {
+                image,
+                staging,
+                plan,
+                ..
+            } = r
+            {
+                if !plan.storage {
+                    continue;
+                }
+                image_barrier(
+                    &d,
+                    cmd,
+                    *image,
+                    plan,
+                    (
+                        vk::ImageLayout::GENERAL,
+                        vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+                    ),
+                    (
+                        vk::AccessFlags::SHADER_WRITE,
+                        vk::AccessFlags::TRANSFER_READ,
+                    ),
+                    (
+                        vk::PipelineStageFlags::COMPUTE_SHADER,
+                        vk::PipelineStageFlags::TRANSFER,
+                    ),
+                );
+                d.cmd_copy_image_to_buffer(
+                    cmd,
+                    *image,
+                    vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+                    *staging,
+                    &[copy_region(plan)],
+                );
+            }
+        }
         d.cmd_pipeline_barrier(
             cmd,
-            vk::PipelineStageFlags::COMPUTE_SHADER,
+            vk::PipelineStageFlags::COMPUTE_SHADER | vk::PipelineStageFlags::TRANSFER,
             vk::PipelineStageFlags::HOST,
             vk::DependencyFlags::empty(),
             &barrier,
@@ -539,18 +1006,22 @@ pub fn run_compute(
 
     // Read back.
     let mut out = Vec::with_capacity(bindings.len());
-    for (b, (_, mem)) in bindings.iter().zip(&s.buffers) {
-        let mut bytes = vec![0u8; b.bytes.len()];
-        // SAFETY: the device finished (fence signalled, barrier to host reads); the memory
-        // is host-coherent and at least `bytes.len()` long.
-        unsafe {
-            let ptr = d
-                .map_memory(*mem, 0, vk::WHOLE_SIZE, vk::MemoryMapFlags::empty())
-                .map_err(vk_err("vkMapMemory"))? as *const u8;
-            std::ptr::copy_nonoverlapping(ptr, bytes.as_mut_ptr(), bytes.len());
-            d.unmap_memory(*mem);
-        }
-        out.push(bytes);
+    for (b, r) in bindings.iter().zip(&bound) {
+        out.push(match r {
+            Bound::Buffer { mem, .. } => read_memory(&d, *mem, b.bytes.len())?,
+            Bound::Image {
+                staging_mem, plan, ..
+            } => {
+                if plan.storage {
+                    read_memory(&d, *staging_mem, plan.size as usize)?
+                } else if b.bytes.is_empty() {
+                    vec![0; plan.size as usize]
+                } else {
+                    b.bytes.clone()
+                }
+            }
+            Bound::Sampler(_) => Vec::new(),
+        });
     }
     Ok(out)
 }

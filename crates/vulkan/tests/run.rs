@@ -21,12 +21,14 @@ fn clamp_scale_bindings(data: &[f32]) -> Vec<BindingData> {
             binding: 0,
             kind: DescriptorKind::UniformBuffer,
             bytes: params,
+            extent: None,
         },
         BindingData {
             set: 0,
             binding: 1,
             kind: DescriptorKind::StorageBuffer,
             bytes: f32s(data),
+            extent: None,
         },
     ]
 }

@@ -1,0 +1,261 @@
+//! Textures and samplers of `oxir run`, the same for both engines.
+//!
+//! - Every texture binding (sampled or storage) is `W×H×L` texels, all zero: `1×1×1` (a
+//!   cube `1×1×6`) unless `--texture G:B=WxH[xL]` says otherwise. `L` is the layer count of
+//!   arrayed textures (a multiple of 6 for cube arrays, 6 for cubes) and the depth of 3D
+//!   ones; 1D textures have `H = 1`, non-arrayed 1D / 2D textures `L = 1`. A shape that does
+//!   not fit, or a `--texture` naming something that is not a texture, is a usage error.
+//! - Every sampler is nearest / clamp-to-edge at level 0 (the interpreter's default, and
+//!   what `oxir-vulkan` creates).
+//! - After the run each storage texture is printed as one JSON line,
+//!   `{"group":G,"binding":B,"texture":[W,H,L],"format":"FORMAT","hex":"..."}`, where the
+//!   hex is the texels tightly packed in the storage format (layer by layer, row by row;
+//!   `rgba8unorm` one byte per channel, `rgba16float` IEEE half floats, ...), which is the
+//!   layout a Vulkan image copies into a buffer. The interpreter's texels are encoded into
+//!   that layout ([`encode`]); the Vulkan engine prints the bytes it read back. Sampled
+//!   textures are not printed.
+
+use crate::diagnostics::Failure;
+use crate::run::usage;
+use oxir_interp::Texture;
+use oxir_ir::types::{TexelFormat, TextureDim};
+use oxir_ir::{AddressSpace, Module, TypeData};
+use std::collections::BTreeMap;
+
+/// The dimension of a texture binding.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Dim {
+    D1,
+    D2,
+    D3,
+    Cube,
+    /// A SPIR-V dimension WGSL does not have (buffer, rect, subpass data).
+    Other,
+}
+
+/// A texture or sampler binding as both engines see it.
+#[derive(Clone, Debug)]
+pub(crate) struct TexSlot {
+    pub dim: Dim,
+    pub arrayed: bool,
+    /// Storage textures: the format's name and bytes per texel.
+    pub storage: Option<(&'static str, u32)>,
+    /// A sampler (no texels).
+    pub sampler: bool,
+}
+
+/// What a run leaves in a storage texture.
+pub(crate) struct TexOut {
+    pub extent: [u32; 3],
+    pub format: &'static str,
+    pub bytes: Vec<u8>,
+}
+
+/// Bytes per texel of an oxir storage format.
+pub(crate) fn texel_bytes(format: TexelFormat) -> u32 {
+    match format {
+        TexelFormat::R32Float
+        | TexelFormat::R32Sint
+        | TexelFormat::R32Uint
+        | TexelFormat::Rgba8Unorm
+        | TexelFormat::Rgba8Snorm
+        | TexelFormat::Rgba8Uint
+        | TexelFormat::Rgba8Sint => 4,
+        TexelFormat::Rg32Float | TexelFormat::Rgba16Float => 8,
+        TexelFormat::Rgba32Float | TexelFormat::Rgba32Sint | TexelFormat::Rgba32Uint => 16,
+    }
+}
+
+/// The texture and sampler bindings of an oxir module.
+pub(crate) fn module_textures(module: &Module) -> BTreeMap<(u32, u32), TexSlot> {
+    let mut out = BTreeMap::new();
+    for (_, g) in module.globals.iter() {
+        let (Some(b), AddressSpace::Handle) = (g.binding, g.space) else {
+            continue;
+        };
+        let dim = |d: TextureDim| match d {
+            TextureDim::D1 => Dim::D1,
+            TextureDim::D2 => Dim::D2,
+            TextureDim::D3 => Dim::D3,
+            TextureDim::Cube => Dim::Cube,
+        };
+        let slot = match module.types.get(g.ty) {
+            TypeData::Texture { shape, .. } => TexSlot {
+                dim: dim(shape.dim),
+                arrayed: shape.arrayed,
+                storage: None,
+                sampler: false,
+            },
+            TypeData::StorageTexture { shape, format, .. } => TexSlot {
+                dim: dim(shape.dim),
+                arrayed: shape.arrayed,
+                storage: Some((format.name(), texel_bytes(*format))),
+                sampler: false,
+            },
+            TypeData::Sampler { .. } => TexSlot {
+                dim: Dim::Other,
+                arrayed: false,
+                storage: None,
+                sampler: true,
+            },
+            _ => continue,
+        };
+        out.insert((b.group, b.binding), slot);
+    }
+    out
+}
+
+/// The image and sampler bindings of a reflected SPIR-V module.
+pub(crate) fn spv_textures(interface: &oxir_vulkan::Interface) -> BTreeMap<(u32, u32), TexSlot> {
+    use oxir_vulkan::DescriptorKind as K;
+    use oxir_vulkan::Dim as S;
+    let mut out = BTreeMap::new();
+    for (key, b) in &interface.bindings {
+        let slot = match (b.kind, b.image) {
+            (K::Sampler, _) => TexSlot {
+                dim: Dim::Other,
+                arrayed: false,
+                storage: None,
+                sampler: true,
+            },
+            (_, Some(info)) => TexSlot {
+                dim: match info.dim {
+                    S::Dim1D => Dim::D1,
+                    S::Dim2D => Dim::D2,
+                    S::Dim3D => Dim::D3,
+                    S::DimCube => Dim::Cube,
+                    _ => Dim::Other,
+                },
+                arrayed: info.arrayed,
+                storage: match b.kind {
+                    K::StorageImage => oxir_vulkan::images::storage_format(info.format)
+                        .map(|(_, size, name)| (name, size)),
+                    _ => None,
+                },
+                sampler: false,
+            },
+            _ => continue,
+        };
+        out.insert(*key, slot);
+    }
+    out
+}
+
+/// `--texture G:B=WxH[xL]`.
+pub(crate) fn parse_texture(text: &str) -> Result<((u32, u32), [u32; 3]), Failure> {
+    let bad = || usage(format!("--texture `{text}`: expected G:B=WxH[xL]"));
+    let (binding, size) = text.split_once('=').ok_or_else(bad)?;
+    let (g, b) = binding.split_once(':').ok_or_else(bad)?;
+    let num = |s: &str| s.trim().parse::<u32>().map_err(|_| bad());
+    let key = (num(g)?, num(b)?);
+    let parts: Vec<u32> = size.split('x').map(num).collect::<Result<_, _>>()?;
+    let extent = match parts.as_slice() {
+        [w, h] => [*w, *h, 1],
+        [w, h, l] => [*w, *h, *l],
+        _ => return Err(bad()),
+    };
+    if extent.iter().any(|&e| e == 0 || e > 4096) {
+        return Err(usage(format!(
+            "--texture `{text}`: every side must be 1..=4096"
+        )));
+    }
+    Ok((key, extent))
+}
+
+/// The extent of every texture binding: `--texture`, or 1×1×1 (cubes 1×1×6). Checks
+/// every `--texture` names a texture and fits its shape.
+pub(crate) fn extents(
+    given: &BTreeMap<(u32, u32), [u32; 3]>,
+    slots: &BTreeMap<(u32, u32), TexSlot>,
+    name: &str,
+) -> Result<BTreeMap<(u32, u32), [u32; 3]>, Failure> {
+    for key in given.keys() {
+        if !slots.get(key).is_some_and(|s| !s.sampler) {
+            return Err(usage(format!(
+                "{name}: --texture {}:{}: no texture binding {}:{}",
+                key.0, key.1, key.0, key.1
+            )));
+        }
+    }
+    let mut out = BTreeMap::new();
+    for (key, slot) in slots {
+        if slot.sampler {
+            continue;
+        }
+        let extent = match given.get(key) {
+            Some(e) => *e,
+            None if slot.dim == Dim::Cube => [1, 1, 6],
+            None => [1, 1, 1],
+        };
+        let [w, h, l] = extent;
+        let why = match slot.dim {
+            Dim::D1 if h != 1 => Some("a 1D texture has height 1"),
+            Dim::D1 | Dim::D2 if !slot.arrayed && l != 1 => {
+                Some("a texture that is not an array has one layer")
+            }
+            Dim::Cube if w != h => Some("cube faces are square"),
+            Dim::Cube if l % 6 != 0 || (!slot.arrayed && l != 6) => {
+                Some("a cube has 6 layers, a cube array a multiple of 6")
+            }
+            _ => None,
+        };
+        if let Some(why) = why {
+            return Err(usage(format!(
+                "{name}: --texture {}:{}={w}x{h}x{l}: {why}",
+                key.0, key.1
+            )));
+        }
+        out.insert(*key, extent);
+    }
+    Ok(out)
+}
+
+/// The interpreter's zero texture of `extent`.
+pub(crate) fn interp_texture(extent: [u32; 3]) -> Texture {
+    Texture::new(extent[0], extent[1], extent[2])
+}
+
+/// A texture's texels in `format`'s memory layout (see the module doc).
+pub(crate) fn encode(format: TexelFormat, texture: &Texture) -> Vec<u8> {
+    let mut out = Vec::with_capacity(texture.texels.len() * texel_bytes(format) as usize);
+    for t in &texture.texels {
+        let f = t.map(f32::from_bits);
+        match format {
+            TexelFormat::R32Float | TexelFormat::R32Sint | TexelFormat::R32Uint => {
+                out.extend_from_slice(&t[0].to_le_bytes())
+            }
+            TexelFormat::Rg32Float => {
+                out.extend_from_slice(&t[0].to_le_bytes());
+                out.extend_from_slice(&t[1].to_le_bytes());
+            }
+            TexelFormat::Rgba8Unorm => {
+                out.extend(f.map(|x| (x.clamp(0.0, 1.0) * 255.0).round() as u8))
+            }
+            TexelFormat::Rgba8Snorm => {
+                out.extend(f.map(|x| (x.clamp(-1.0, 1.0) * 127.0).round() as i8 as u8))
+            }
+            TexelFormat::Rgba8Uint | TexelFormat::Rgba8Sint => out.extend(t.map(|x| x as u8)),
+            TexelFormat::Rgba16Float => {
+                for x in f {
+                    out.extend_from_slice(&half::f16::from_f32(x).to_bits().to_le_bytes());
+                }
+            }
+            TexelFormat::Rgba32Float | TexelFormat::Rgba32Sint | TexelFormat::Rgba32Uint => {
+                for x in t {
+                    out.extend_from_slice(&x.to_le_bytes());
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The JSON line of a storage texture.
+pub(crate) fn texture_line(key: (u32, u32), out: &TexOut) -> String {
+    let hex: String = out.bytes.iter().map(|b| format!("{b:02x}")).collect();
+    let [w, h, l] = out.extent;
+    format!(
+        "{{\"group\":{},\"binding\":{},\"texture\":[{w},{h},{l}],\"format\":\"{}\",\"hex\":\"{hex}\"}}",
+        key.0, key.1, out.format
+    )
+}

@@ -1,0 +1,247 @@
+//! Image and sampler descriptors: which Vulkan format, image type, view type and extent an
+//! image binding gets, and the one sampler state every sampler binding gets.
+//!
+//! - A storage image has the format its `OpTypeImage` declares ([`storage_format`]; the
+//!   formats of WGSL's storage textures plus a few more of SPIR-V's). A sampled image with
+//!   an `Unknown` format holds four 32-bit channels of its sampled type
+//!   (`R32G32B32A32_{SFLOAT,SINT,UINT}`, as the interpreter's texels), and a depth one
+//!   (`Depth = 1`, which Vulkan ignores) one `R32_SFLOAT` channel.
+//! - An extent is `[width, height, depth-or-layers]`: layers for arrayed and cube images
+//!   (a multiple of 6 for cubes, 6 for a plain cube, with `width == height`), depth for 3D
+//!   ones, 1 where the shape has no such axis. Texel data is tightly packed, layer (or
+//!   slice) by layer, row by row.
+//! - Refused as [`Error::Unsupported`] before any Vulkan object exists: multisampled
+//!   images, dimensions other than 1D / 2D / 3D / cube, arrayed 3D images, formats outside
+//!   the table, extents that do not fit the shape, and formats the device cannot use
+//!   that way (checked by the runner against the device's format properties).
+//! - Samplers: nearest filtering (min, mag and mip), clamp-to-edge on every axis, level 0
+//!   only, no comparison — the interpreter's default sampler. SPIR-V does not say whether
+//!   a sampler is a comparison sampler, so depth-comparison sampling is not set up.
+
+use crate::reflect::{ChannelKind, DescriptorKind, ImageInfo};
+use crate::Error;
+use ash::vk;
+use rspirv::spirv::{Dim, ImageFormat};
+
+/// Largest width, height or depth/layer count the runner accepts.
+pub const MAX_EXTENT: u32 = 16384;
+/// Largest texel data the runner accepts, in bytes.
+pub const MAX_BYTES: u64 = 1 << 30;
+
+/// A storage format's Vulkan format, bytes per texel and WGSL name.
+pub fn storage_format(f: ImageFormat) -> Option<(vk::Format, u32, &'static str)> {
+    use vk::Format as F;
+    Some(match f {
+        ImageFormat::R32f => (F::R32_SFLOAT, 4, "r32float"),
+        ImageFormat::R32i => (F::R32_SINT, 4, "r32sint"),
+        ImageFormat::R32ui => (F::R32_UINT, 4, "r32uint"),
+        ImageFormat::Rg32f => (F::R32G32_SFLOAT, 8, "rg32float"),
+        ImageFormat::Rg32i => (F::R32G32_SINT, 8, "rg32sint"),
+        ImageFormat::Rg32ui => (F::R32G32_UINT, 8, "rg32uint"),
+        ImageFormat::Rgba8 => (F::R8G8B8A8_UNORM, 4, "rgba8unorm"),
+        ImageFormat::Rgba8Snorm => (F::R8G8B8A8_SNORM, 4, "rgba8snorm"),
+        ImageFormat::Rgba8ui => (F::R8G8B8A8_UINT, 4, "rgba8uint"),
+        ImageFormat::Rgba8i => (F::R8G8B8A8_SINT, 4, "rgba8sint"),
+        ImageFormat::Rgba16f => (F::R16G16B16A16_SFLOAT, 8, "rgba16float"),
+        ImageFormat::Rgba16ui => (F::R16G16B16A16_UINT, 8, "rgba16uint"),
+        ImageFormat::Rgba16i => (F::R16G16B16A16_SINT, 8, "rgba16sint"),
+        ImageFormat::Rgba32f => (F::R32G32B32A32_SFLOAT, 16, "rgba32float"),
+        ImageFormat::Rgba32i => (F::R32G32B32A32_SINT, 16, "rgba32sint"),
+        ImageFormat::Rgba32ui => (F::R32G32B32A32_UINT, 16, "rgba32uint"),
+        _ => return None,
+    })
+}
+
+/// The Vulkan format and bytes per texel of an image binding.
+pub fn image_format(info: &ImageInfo, kind: DescriptorKind) -> Result<(vk::Format, u32), Error> {
+    if let Some((f, size, _)) = storage_format(info.format) {
+        return Ok((f, size));
+    }
+    if kind == DescriptorKind::StorageImage || info.format != ImageFormat::Unknown {
+        return Err(Error::Unsupported(format!(
+            "image format {:?}",
+            info.format
+        )));
+    }
+    Ok(match (info.depth, info.channel) {
+        (true, _) => (vk::Format::R32_SFLOAT, 4),
+        (false, ChannelKind::Float) => (vk::Format::R32G32B32A32_SFLOAT, 16),
+        (false, ChannelKind::Sint) => (vk::Format::R32G32B32A32_SINT, 16),
+        (false, ChannelKind::Uint) => (vk::Format::R32G32B32A32_UINT, 16),
+    })
+}
+
+/// The image and view a binding of `info`'s shape and `extent` needs.
+#[derive(Copy, Clone, Debug)]
+pub struct Shape {
+    pub image_type: vk::ImageType,
+    pub view_type: vk::ImageViewType,
+    pub extent: vk::Extent3D,
+    pub layers: u32,
+    pub flags: vk::ImageCreateFlags,
+}
+
+/// The default extent of an image binding when none is given: 1 texel (6 layers of 1 for
+/// a cube).
+pub fn default_extent(info: &ImageInfo) -> [u32; 3] {
+    if info.dim == Dim::DimCube {
+        [1, 1, 6]
+    } else {
+        [1, 1, 1]
+    }
+}
+
+/// Checks `extent` against the image's declared shape.
+pub fn shape(info: &ImageInfo, extent: [u32; 3]) -> Result<Shape, Error> {
+    let [w, h, l] = extent;
+    let bad = |why: &str| {
+        Err(Error::Unsupported(format!(
+            "a {w}x{h}x{l} extent for a {} image: {why}",
+            describe(info)
+        )))
+    };
+    if info.multisampled {
+        return Err(Error::Unsupported(format!(
+            "{} images (the runner cannot upload or read back multisampled images)",
+            describe(info)
+        )));
+    }
+    if w == 0 || h == 0 || l == 0 || w.max(h).max(l) > MAX_EXTENT {
+        return bad(&format!("every side must be 1..={MAX_EXTENT}"));
+    }
+    let flat = |d: u32| vk::Extent3D {
+        width: w,
+        height: d,
+        depth: 1,
+    };
+    let (image_type, view_type, extent, layers, flags) = match (info.dim, info.arrayed) {
+        (Dim::Dim1D, arrayed) => {
+            if h != 1 {
+                return bad("a 1D image has height 1");
+            }
+            if !arrayed && l != 1 {
+                return bad("a non-arrayed image has one layer");
+            }
+            let view = if arrayed {
+                vk::ImageViewType::TYPE_1D_ARRAY
+            } else {
+                vk::ImageViewType::TYPE_1D
+            };
+            (
+                vk::ImageType::TYPE_1D,
+                view,
+                flat(1),
+                l,
+                vk::ImageCreateFlags::empty(),
+            )
+        }
+        (Dim::Dim2D, arrayed) => {
+            if !arrayed && l != 1 {
+                return bad("a non-arrayed image has one layer");
+            }
+            let view = if arrayed {
+                vk::ImageViewType::TYPE_2D_ARRAY
+            } else {
+                vk::ImageViewType::TYPE_2D
+            };
+            (
+                vk::ImageType::TYPE_2D,
+                view,
+                flat(h),
+                l,
+                vk::ImageCreateFlags::empty(),
+            )
+        }
+        (Dim::Dim3D, false) => (
+            vk::ImageType::TYPE_3D,
+            vk::ImageViewType::TYPE_3D,
+            vk::Extent3D {
+                width: w,
+                height: h,
+                depth: l,
+            },
+            1,
+            vk::ImageCreateFlags::empty(),
+        ),
+        (Dim::DimCube, arrayed) => {
+            if w != h {
+                return bad("cube faces are square");
+            }
+            if l % 6 != 0 || (!arrayed && l != 6) {
+                return bad("a cube has 6 layers (a cube array a multiple of 6)");
+            }
+            let view = if arrayed {
+                vk::ImageViewType::CUBE_ARRAY
+            } else {
+                vk::ImageViewType::CUBE
+            };
+            (
+                vk::ImageType::TYPE_2D,
+                view,
+                flat(h),
+                l,
+                vk::ImageCreateFlags::CUBE_COMPATIBLE,
+            )
+        }
+        _ => {
+            return Err(Error::Unsupported(format!(
+                "{} images (the runner makes 1D, 2D, 3D and cube images)",
+                describe(info)
+            )))
+        }
+    };
+    Ok(Shape {
+        image_type,
+        view_type,
+        extent,
+        layers,
+        flags,
+    })
+}
+
+/// The bytes of texel data an image of `extent` holds at `texel` bytes per texel.
+pub fn data_size(extent: [u32; 3], texel: u32) -> Result<u64, Error> {
+    let n = extent
+        .iter()
+        .fold(u64::from(texel), |n, &e| n.saturating_mul(u64::from(e)));
+    if n > MAX_BYTES {
+        return Err(Error::Unsupported(format!(
+            "an image of {n} bytes (more than {MAX_BYTES})"
+        )));
+    }
+    Ok(n)
+}
+
+/// `multisampled arrayed 2D` and the like, for messages.
+fn describe(info: &ImageInfo) -> String {
+    let dim = match info.dim {
+        Dim::Dim1D => "1D".to_string(),
+        Dim::Dim2D => "2D".into(),
+        Dim::Dim3D => "3D".into(),
+        Dim::DimCube => "cube".into(),
+        other => format!("{other:?}"),
+    };
+    format!(
+        "{}{}{dim}",
+        if info.multisampled {
+            "multisampled "
+        } else {
+            ""
+        },
+        if info.arrayed { "arrayed " } else { "" }
+    )
+}
+
+/// The sampler every sampler binding gets: nearest, clamp-to-edge, level 0.
+pub fn sampler_info() -> vk::SamplerCreateInfo<'static> {
+    vk::SamplerCreateInfo::default()
+        .mag_filter(vk::Filter::NEAREST)
+        .min_filter(vk::Filter::NEAREST)
+        .mipmap_mode(vk::SamplerMipmapMode::NEAREST)
+        .address_mode_u(vk::SamplerAddressMode::CLAMP_TO_EDGE)
+        .address_mode_v(vk::SamplerAddressMode::CLAMP_TO_EDGE)
+        .address_mode_w(vk::SamplerAddressMode::CLAMP_TO_EDGE)
+        .min_lod(0.0)
+        .max_lod(0.0)
+        .unnormalized_coordinates(false)
+}

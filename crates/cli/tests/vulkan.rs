@@ -272,7 +272,37 @@ struct Tally {
     order_dependent: Vec<String>,
     one_workgroup: Vec<String>,
     naga_restrict: Vec<String>,
+    /// Kernels with textures (their storage textures are compared too).
+    textured: Vec<String>,
     failures: Vec<String>,
+}
+
+/// The `--texture` sizes the equality test gives every texture binding of `module`: big
+/// enough that two workgroups write more than one texel, with two layers for arrays so
+/// that layer 1 exists.
+fn texture_args(module: &oxir_ir::Module) -> BTreeMap<(u32, u32), String> {
+    use oxir_ir::types::TextureDim;
+    let mut out = BTreeMap::new();
+    for (_, g) in module.globals.iter() {
+        let Some(b) = g.binding else { continue };
+        let shape = match module.types.get(g.ty) {
+            oxir_ir::TypeData::Texture { shape, .. }
+            | oxir_ir::TypeData::StorageTexture { shape, .. } => *shape,
+            _ => continue,
+        };
+        let layers = if shape.arrayed { 2 } else { 1 };
+        let size = match shape.dim {
+            TextureDim::D1 => format!("8x1x{layers}"),
+            TextureDim::D2 => format!("8x8x{layers}"),
+            TextureDim::D3 => "4x4x4".to_string(),
+            TextureDim::Cube => format!("8x8x{}", 6 * layers),
+        };
+        out.insert(
+            (b.group, b.binding),
+            format!("{}:{}={size}", b.group, b.binding),
+        );
+    }
+    out
 }
 
 fn run_args(
@@ -296,8 +326,13 @@ fn run_args(
     .map(|s| s.to_string())
     .collect();
     for b in buffers {
-        a.push("--buffer".into());
-        a.push(b.clone());
+        if let Some(t) = b.strip_prefix("texture ") {
+            a.push("--texture".into());
+            a.push(t.to_string());
+        } else {
+            a.push("--buffer".into());
+            a.push(b.clone());
+        }
     }
     a
 }
@@ -326,12 +361,19 @@ fn check(case: &Case, dir: &Path, tally: &mut Tally) {
         (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
     });
     let inputs = inputs(&module, seed);
-    let mut buffers = Vec::new();
+    // Buffer files, then texture sizes (`texture G:B=WxH[xL]`), with their bindings.
+    let mut bound_args: Vec<((u32, u32), String)> = Vec::new();
     for ((g, b), input) in &inputs {
         let f = dir.join(format!("{}-{g}-{b}.bin", label.replace([':', '/'], "_")));
         std::fs::write(&f, &input.bytes).unwrap();
-        buffers.push(format!("{g}:{b}=@{}", f.display()));
+        bound_args.push(((*g, *b), format!("{g}:{b}=@{}", f.display())));
     }
+    let textures = texture_args(&module);
+    let textured = !textures.is_empty();
+    for (key, t) in textures {
+        bound_args.push((key, format!("texture {t}")));
+    }
+    let buffers: Vec<String> = bound_args.iter().map(|(_, b)| b.clone()).collect();
     // Two workgroups, unless the kernel's workgroups race with each other by design.
     let dispatch = match CROSS_WORKGROUP_RACES.iter().find(|(l, _)| *l == label) {
         Some((_, why)) => {
@@ -454,6 +496,9 @@ fn check(case: &Case, dir: &Path, tally: &mut Tally) {
             .order_dependent
             .push(format!("{label}: {unstable_words} words"));
     }
+    if textured {
+        tally.textured.push(label.clone());
+    }
     if stdout(&interp) == stdout(&vulkan) || (unstable_words > 0 && max == 0) {
         tally.exact += 1;
     } else {
@@ -492,9 +537,8 @@ fn check(case: &Case, dir: &Path, tally: &mut Tally) {
             return;
         }
     };
-    let naga_buffers: Vec<String> = inputs
-        .keys()
-        .zip(&buffers)
+    let naga_buffers: Vec<String> = bound_args
+        .iter()
         .filter(|(k, _)| interface.bindings.contains_key(k))
         .map(|(_, b)| b.clone())
         .collect();
@@ -580,6 +624,11 @@ fn interp_vulkan_and_naga_spirv_agree() {
     for (label, max) in &tally.bounded {
         eprintln!("  within {ULP_BOUND} ULPs: {label}: max {max} ULPs");
     }
+    eprintln!(
+        "  compared with textures ({}): {}",
+        tally.textured.len(),
+        tally.textured.join(", ")
+    );
     for s in &tally.order_dependent {
         eprintln!("  order-dependent words (change under interp --shuffle), not compared: {s}");
     }
@@ -764,19 +813,32 @@ fn vulkan_engine_errors_and_spv_input() {
         "-O",
     ]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    // A module with images: refused with "unsupported", exit 1.
-    let out = oxir(&[
-        "run",
-        &path("tests/shaders/textures.wgsl"),
-        "--entry",
-        "write_images",
-        "--dispatch",
-        "1",
-        "--engine",
-        "vulkan",
-    ]);
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    assert!(stderr(&out).contains("unsupported"), "{}", stderr(&out));
+    // A multisampled texture: refused with "unsupported", exit 1, on both engines (the
+    // interpreter when it reaches the load).
+    let ms = dir.join("multisampled.wgsl");
+    std::fs::write(
+        &ms,
+        "@group(0) @binding(0) var t: texture_multisampled_2d<f32>;\n\
+         @group(0) @binding(1) var<storage, read_write> o: array<f32>;\n\
+         @compute @workgroup_size(1) fn main() { o[0] = textureLoad(t, vec2<i32>(0), 0).x; }\n",
+    )
+    .unwrap();
+    for engine in ["vulkan", "interp"] {
+        let out = oxir(&[
+            "run",
+            ms.to_str().unwrap(),
+            "--dispatch",
+            "1",
+            "--engine",
+            engine,
+        ]);
+        assert_eq!(out.status.code(), Some(1), "{engine}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("unsupported") && stderr(&out).contains("multisampled"),
+            "{engine}: {}",
+            stderr(&out)
+        );
+    }
 
     // A dispatch that runs too long is exit 1 naming OXIR_VULKAN_TIMEOUT_MS. (lavapipe
     // stops any loop after 65535 iterations, so it takes many workgroups to be slow.)
@@ -810,4 +872,181 @@ fn vulkan_engine_errors_and_spv_input() {
         "{}",
         stderr(&out)
     );
+}
+
+/// Textures on both engines: `--texture` sizes, storage textures printed as JSON lines in
+/// binding order with the same bytes, known answers computed here by hand, and the usage
+/// errors of `--texture`.
+#[test]
+fn storage_textures_on_both_engines() {
+    let file = path("tests/shaders/textures.wgsl");
+    let run = |engine: &str, extra: &[&str]| {
+        let mut a = vec![
+            "run",
+            file.as_str(),
+            "--entry",
+            "write_images",
+            "--dispatch",
+            "1",
+            "--engine",
+            engine,
+        ];
+        a.extend_from_slice(extra);
+        oxir(&a)
+    };
+    let sizes = [
+        "--texture",
+        "1:0=3x2",
+        "--texture",
+        "1:1=3x2",
+        "--texture",
+        "1:2=3x2x2",
+        "--texture",
+        "0:0=3x2",
+    ];
+    // Usage errors (exit 2) need no device.
+    for (bad, why) in [
+        (&["--texture", "1:1=3"][..], "expected G:B=WxH[xL]"),
+        (&["--texture", "1:1=0x2"], "every side must be"),
+        (&["--texture", "0:7=2x2"], "no texture binding 0:7"),
+        (&["--texture", "1:1=2x2x3"], "one layer"),
+    ] {
+        for engine in ["interp", "vulkan"] {
+            let out = run(engine, bad);
+            assert_eq!(
+                out.status.code(),
+                Some(2),
+                "{bad:?} {engine}: {}",
+                stderr(&out)
+            );
+            assert!(stderr(&out).contains(why), "{bad:?}: {}", stderr(&out));
+        }
+    }
+    // A 1D storage texture and a cube: shapes checked against the declaration; the cube
+    // runs on Vulkan (the interpreter does not sample cubes).
+    let dir = temp_dir();
+    let cube = dir.join("cube.wgsl");
+    std::fs::write(
+        &cube,
+        "@group(0) @binding(0) var line: texture_storage_1d<r32uint, write>;\n\
+         @group(0) @binding(1) var sky: texture_cube<f32>;\n\
+         @group(0) @binding(2) var s: sampler;\n\
+         @compute @workgroup_size(4) fn main(@builtin(global_invocation_id) id: vec3<u32>) {\n\
+         let v = textureSampleLevel(sky, s, vec3<f32>(1.0, 0.0, 0.0), 0.0);\n\
+         textureStore(line, id.x, vec4<u32>(id.x * 3u + u32(v.x)));\n\
+         }\n",
+    )
+    .unwrap();
+    let cube = cube.to_str().unwrap();
+    let run_cube = |engine: &str, extra: &[&str]| {
+        let mut a = vec!["run", cube, "--dispatch", "1", "--engine", engine];
+        a.extend_from_slice(extra);
+        oxir(&a)
+    };
+    for (bad, why) in [
+        (&["--texture", "0:0=4x2"][..], "height 1"),
+        (&["--texture", "0:1=4x2x6"], "square"),
+        (&["--texture", "0:1=4x4x12"], "6 layers"),
+        (&["--texture", "0:2=1x1"], "no texture binding 0:2"),
+    ] {
+        for engine in ["interp", "vulkan"] {
+            let out = run_cube(engine, bad);
+            assert_eq!(
+                out.status.code(),
+                Some(2),
+                "{bad:?} {engine}: {}",
+                stderr(&out)
+            );
+            assert!(stderr(&out).contains(why), "{bad:?}: {}", stderr(&out));
+        }
+    }
+    let out = run_cube("interp", &["--texture", "0:0=4x1"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("unsupported"), "{}", stderr(&out));
+
+    let interp = run("interp", &sizes);
+    assert_eq!(interp.status.code(), Some(0), "{}", stderr(&interp));
+    // 8x8 invocations over 3x2 textures: every texel of `counts` (r32uint, zero) is
+    // incremented once; `output` (rgba8unorm) gets zero texels; the read-only array is
+    // printed unchanged (two zero layers of 16-byte texels).
+    let text = stdout(&interp);
+    let lines: Vec<&str> = text.lines().collect::<Vec<_>>();
+    let zeros = |n: usize| "0".repeat(2 * n);
+    assert_eq!(
+        lines,
+        [
+            format!(
+                "{{\"group\":1,\"binding\":0,\"texture\":[3,2,1],\"format\":\"rgba8unorm\",\"hex\":\"{}\"}}",
+                zeros(24)
+            ),
+            format!(
+                "{{\"group\":1,\"binding\":1,\"texture\":[3,2,1],\"format\":\"r32uint\",\"hex\":\"{}\"}}",
+                "01000000".repeat(6)
+            ),
+            format!(
+                "{{\"group\":1,\"binding\":2,\"texture\":[3,2,2],\"format\":\"rgba32float\",\"hex\":\"{}\"}}",
+                zeros(192)
+            ),
+        ]
+    );
+    if !vulkan_available("storage_textures_on_both_engines") {
+        return;
+    }
+    let vulkan = run("vulkan", &sizes);
+    assert_eq!(vulkan.status.code(), Some(0), "{}", stderr(&vulkan));
+    assert_eq!(stdout(&vulkan), stdout(&interp));
+    let out = run_cube(
+        "vulkan",
+        &["--texture", "0:0=4x1", "--texture", "0:1=2x2x6"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        stdout(&out),
+        "{\"group\":0,\"binding\":0,\"texture\":[4,1,1],\"format\":\"r32uint\",\"hex\":\"00000000030000000600000009000000\"}\n"
+    );
+    // A kernel that writes a different value into every texel (the wgpu example's
+    // Mandelbrot set), as oxir's SPIR-V and as a .spv file.
+    let Some(corpus) = corpus_dir() else {
+        eprintln!("SKIPPED the corpus part of storage_textures_on_both_engines: no shared/corpus");
+        return;
+    };
+    let mandel = corpus.join("wgpu-examples/storage_texture_shader.wgsl");
+    let mandel = mandel.to_str().unwrap();
+    let spv = dir.join("mandel.spv");
+    let compiled = oxir(&[
+        "compile",
+        mandel,
+        "--target",
+        "spirv",
+        "-o",
+        spv.to_str().unwrap(),
+    ]);
+    assert!(compiled.status.success(), "{}", stderr(&compiled));
+    let go = |input: &str, engine: &str| {
+        let out = oxir(&[
+            "run",
+            input,
+            "--dispatch",
+            "6,4",
+            "--engine",
+            engine,
+            "--texture",
+            "0:0=6x4",
+        ]);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{input} {engine}: {}",
+            stderr(&out)
+        );
+        stdout(&out)
+    };
+    let expected = go(mandel, "interp");
+    let texels = parse_lines(&expected)[&(0, 0)].len() / 4;
+    assert_eq!(texels, 24);
+    let image = parse_lines(&expected)[&(0, 0)].clone();
+    let distinct: std::collections::BTreeSet<&[u8]> = image.chunks(4).collect();
+    assert!(distinct.len() > 2, "{expected}");
+    assert_eq!(go(mandel, "vulkan"), expected);
+    assert_eq!(go(spv.to_str().unwrap(), "vulkan"), expected);
 }

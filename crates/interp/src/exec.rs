@@ -1355,8 +1355,14 @@ impl Machine<'_> {
         };
         if !matches!(shape.dim, TextureDim::D1 | TextureDim::D2) || shape.multisampled {
             return Err(format!(
-                "unsupported: `{op}` on {:?} textures (only 1D, 2D and 2D arrays are interpreted)",
-                shape.dim
+                "unsupported: `{op}` on {}{} textures (only single-sampled 1D, 2D and 2D-array \
+                 textures are interpreted)",
+                if shape.multisampled {
+                    "multisampled "
+                } else {
+                    ""
+                },
+                shape.dim.name()
             ));
         }
         let g = Self::handle(&args[0])?;

@@ -30,12 +30,22 @@ pub fn spirv_of(relative: &str) -> Vec<u32> {
         .join("../..")
         .join(relative);
     let text = std::fs::read_to_string(&path).unwrap();
-    let module = oxir_naga::compile(
-        oxir_naga::ShaderSource::Wgsl(&text),
-        relative,
+    spirv_of_wgsl(relative, &text)
+}
+
+/// oxir's module for WGSL text.
+pub fn module_of_wgsl(name: &str, text: &str) -> oxir_ir::Module {
+    oxir_naga::compile(
+        oxir_naga::ShaderSource::Wgsl(text),
+        name,
         &Default::default(),
     )
-    .unwrap();
+    .unwrap()
+}
+
+/// oxir's SPIR-V for WGSL text, checked by `spirv-val` as [`spirv_of`] does.
+pub fn spirv_of_wgsl(relative: &str, text: &str) -> Vec<u32> {
+    let module = module_of_wgsl(relative, text);
     let words = oxir_spirv::compile(&module, &Default::default()).unwrap();
     static COUNTER: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);

@@ -1,0 +1,340 @@
+//! Images and samplers: a kernel that loads and samples a sampled image, writes a storage
+//! image and reads-modifies-writes a layered storage image, run on Vulkan with given texels
+//! and checked against answers computed here by hand and against the interpreter; image
+//! bindings in reflection; and the shapes the runner refuses (before any device is
+//! needed, so those checks run without Vulkan too).
+
+mod common;
+
+use common::{module_of_wgsl, spirv_of_wgsl, vulkan_available};
+use oxir_vulkan::{
+    reflect, run_compute, BindingData, ChannelKind, DescriptorKind, DeviceSelector, Dim, Error,
+    ImageFormat,
+};
+
+const KERNEL: &str = "
+@group(0) @binding(0) var src: texture_2d<f32>;
+@group(0) @binding(1) var samp: sampler;
+@group(0) @binding(2) var dst: texture_storage_2d<rgba32uint, write>;
+@group(0) @binding(3) var acc: texture_storage_2d_array<r32float, read_write>;
+
+@compute @workgroup_size(4, 2)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    let t = textureLoad(src, vec2<i32>(id.xy), 0);
+    // The centre of the texel one to the right (clamped at the edge), sampled nearest.
+    let size = vec2<f32>(textureDimensions(src));
+    let uv = (vec2<f32>(id.xy) + vec2<f32>(0.5, 0.5)) / size + vec2<f32>(1.0 / size.x, 0.0);
+    let s = textureSampleLevel(src, samp, uv, 0.0);
+    textureStore(dst, id.xy, vec4<u32>(u32(t.x), u32(s.x), id.x, id.y * 10u + 1u));
+    let v = textureLoad(acc, id.xy, 1);
+    textureStore(acc, id.xy, 0, v + t);
+}
+";
+
+const W: u32 = 4;
+const H: u32 = 2;
+
+/// `src` texel (x, y) is (x + 10y, 0.5, -1, 2).
+fn src_texels() -> Vec<[f32; 4]> {
+    (0..H)
+        .flat_map(|y| (0..W).map(move |x| [(x + 10 * y) as f32, 0.5, -1.0, 2.0]))
+        .collect()
+}
+
+/// `acc` layer 0 starts at 7, layer 1 at 1000 + x.
+fn acc_texels() -> Vec<f32> {
+    let mut v = vec![7.0; (W * H) as usize];
+    v.extend((0..H).flat_map(|_| (0..W).map(|x| 1000.0 + x as f32)));
+    v
+}
+
+fn bindings() -> Vec<BindingData> {
+    let image = |binding, kind, bytes: Vec<u8>, extent| BindingData {
+        set: 0,
+        binding,
+        kind,
+        bytes,
+        extent: Some(extent),
+    };
+    vec![
+        image(
+            0,
+            DescriptorKind::SampledImage,
+            src_texels()
+                .iter()
+                .flatten()
+                .flat_map(|v| v.to_le_bytes())
+                .collect(),
+            [W, H, 1],
+        ),
+        BindingData {
+            set: 0,
+            binding: 1,
+            kind: DescriptorKind::Sampler,
+            bytes: Vec::new(),
+            extent: None,
+        },
+        image(2, DescriptorKind::StorageImage, Vec::new(), [W, H, 1]),
+        image(
+            3,
+            DescriptorKind::StorageImage,
+            acc_texels().iter().flat_map(|v| v.to_le_bytes()).collect(),
+            [W, H, 2],
+        ),
+    ]
+}
+
+fn words_u32(bytes: &[u8]) -> Vec<u32> {
+    bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
+#[test]
+fn image_bindings_are_reflected() {
+    let words = spirv_of_wgsl("images.wgsl", KERNEL);
+    let interface = reflect(&words).unwrap();
+    let kinds: Vec<(u32, DescriptorKind)> = interface
+        .bindings
+        .values()
+        .map(|b| (b.binding, b.kind))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            (0, DescriptorKind::SampledImage),
+            (1, DescriptorKind::Sampler),
+            (2, DescriptorKind::StorageImage),
+            (3, DescriptorKind::StorageImage),
+        ]
+    );
+    let src = interface.bindings[&(0, 0)].image.unwrap();
+    assert_eq!(
+        (
+            src.dim,
+            src.arrayed,
+            src.multisampled,
+            src.channel,
+            src.format
+        ),
+        (
+            Dim::Dim2D,
+            false,
+            false,
+            ChannelKind::Float,
+            ImageFormat::Unknown
+        )
+    );
+    assert!(interface.bindings[&(0, 1)].image.is_none());
+    let dst = interface.bindings[&(0, 2)].image.unwrap();
+    assert_eq!(
+        (dst.channel, dst.format),
+        (ChannelKind::Uint, ImageFormat::Rgba32ui)
+    );
+    let acc = interface.bindings[&(0, 3)].image.unwrap();
+    assert_eq!(
+        (acc.dim, acc.arrayed, acc.format),
+        (Dim::Dim2D, true, ImageFormat::R32f)
+    );
+}
+
+#[test]
+fn storage_images_round_trip_and_match_the_interpreter() {
+    if !vulkan_available("storage_images_round_trip_and_match_the_interpreter") {
+        return;
+    }
+    let words = spirv_of_wgsl("images.wgsl", KERNEL);
+    let interface = reflect(&words).unwrap();
+    let out = run_compute(
+        &words,
+        &interface,
+        "main",
+        [1, 1, 1],
+        &bindings(),
+        &DeviceSelector::First,
+    )
+    .unwrap();
+    // Known answers.
+    let mut dst = Vec::new();
+    let mut acc0 = Vec::new();
+    for y in 0..H {
+        for x in 0..W {
+            let right = (x + 1).min(W - 1);
+            dst.extend([x + 10 * y, right + 10 * y, x, 10 * y + 1]);
+            acc0.push((1000.0 + x as f32 + (x + 10 * y) as f32).to_bits());
+        }
+    }
+    let acc1: Vec<u32> = acc_texels()[(W * H) as usize..]
+        .iter()
+        .map(|v| v.to_bits())
+        .collect();
+    assert_eq!(words_u32(&out[2]), dst);
+    let acc = words_u32(&out[3]);
+    assert_eq!(acc[..(W * H) as usize], acc0[..]);
+    assert_eq!(acc[(W * H) as usize..], acc1[..]);
+    // The sampled image comes back as given, the sampler as nothing.
+    assert_eq!(out[0], bindings()[0].bytes);
+    assert!(out[1].is_empty());
+
+    // The interpreter, with the same texels.
+    let module = module_of_wgsl("images.wgsl", KERNEL);
+    let mut resources = oxir_interp::Resources::default();
+    resources
+        .textures
+        .insert((0, 0), oxir_interp::Texture::from_f32(W, H, &src_texels()));
+    let mut acc_tex = oxir_interp::Texture::new(W, H, 2);
+    for (t, v) in acc_tex.texels.iter_mut().zip(acc_texels()) {
+        *t = [v.to_bits(), 0, 0, 0];
+    }
+    resources.textures.insert((0, 3), acc_tex);
+    resources
+        .textures
+        .insert((0, 2), oxir_interp::Texture::new(W, H, 1));
+    let mut buffers = Default::default();
+    oxir_interp::dispatch_with_resources(
+        &module,
+        "main",
+        [1, 1, 1],
+        &mut buffers,
+        &mut resources,
+        &Default::default(),
+    )
+    .unwrap();
+    let interp_dst: Vec<u32> = resources.textures[&(0, 2)]
+        .texels
+        .iter()
+        .flatten()
+        .copied()
+        .collect();
+    let interp_acc: Vec<u32> = resources.textures[&(0, 3)]
+        .texels
+        .iter()
+        .map(|t| t[0])
+        .collect();
+    assert_eq!(words_u32(&out[2]), interp_dst);
+    assert_eq!(words_u32(&out[3]), interp_acc);
+}
+
+/// Shapes and data the runner refuses: an `unsupported` error (or an interface error for
+/// wrong data), before any Vulkan object exists.
+#[test]
+fn unsupported_image_shapes_are_refused() {
+    let run = |text: &str, b: &[BindingData]| {
+        let words = spirv_of_wgsl("refused.wgsl", text);
+        let interface = reflect(&words).unwrap();
+        run_compute(
+            &words,
+            &interface,
+            "main",
+            [1, 1, 1],
+            b,
+            &DeviceSelector::First,
+        )
+        .unwrap_err()
+    };
+    let image = |kind, bytes: Vec<u8>, extent| BindingData {
+        set: 0,
+        binding: 0,
+        kind,
+        bytes,
+        extent,
+    };
+    let out = BindingData::buffer(0, 1, DescriptorKind::StorageBuffer, vec![0; 16]);
+    let expect = |e: Error, unsupported: bool, text: &str| {
+        assert_eq!(matches!(e, Error::Unsupported(_)), unsupported, "{e}");
+        assert!(e.to_string().contains(text), "{e}");
+        if unsupported {
+            assert!(e.to_string().starts_with("unsupported: binding 0:0"), "{e}");
+        }
+    };
+    // Multisampled images cannot be uploaded or read back.
+    let ms = "@group(0) @binding(0) var t: texture_multisampled_2d<f32>;
+        @group(0) @binding(1) var<storage, read_write> o: array<f32>;
+        @compute @workgroup_size(1) fn main() { o[0] = textureLoad(t, vec2<i32>(0), 0).x; }";
+    let e = run(
+        ms,
+        &[
+            image(DescriptorKind::SampledImage, vec![], None),
+            out.clone(),
+        ],
+    );
+    expect(e, true, "multisampled 2D images");
+    // A 1D image has height 1; a non-arrayed 2D image one layer; cubes are square with 6
+    // layers.
+    let line = "@group(0) @binding(0) var t: texture_storage_1d<r32uint, write>;
+        @group(0) @binding(1) var<storage, read_write> o: array<f32>;
+        @compute @workgroup_size(1) fn main() { textureStore(t, 0, vec4<u32>(1u)); o[0] = 1.0; }";
+    let e = run(
+        line,
+        &[
+            image(DescriptorKind::StorageImage, vec![], Some([4, 2, 1])),
+            out.clone(),
+        ],
+    );
+    expect(e, true, "a 1D image has height 1");
+    let flat = "@group(0) @binding(0) var t: texture_2d<f32>;
+        @group(0) @binding(1) var<storage, read_write> o: array<f32>;
+        @compute @workgroup_size(1) fn main() { o[0] = textureLoad(t, vec2<i32>(0), 0).x; }";
+    let e = run(
+        flat,
+        &[
+            image(DescriptorKind::SampledImage, vec![], Some([4, 4, 3])),
+            out.clone(),
+        ],
+    );
+    expect(e, true, "one layer");
+    let e = run(
+        flat,
+        &[
+            image(DescriptorKind::SampledImage, vec![], Some([0, 4, 1])),
+            out.clone(),
+        ],
+    );
+    expect(e, true, "every side must be");
+    let cube = "@group(0) @binding(0) var t: texture_cube<f32>;
+        @group(0) @binding(2) var s: sampler;
+        @group(0) @binding(1) var<storage, read_write> o: array<f32>;
+        @compute @workgroup_size(1) fn main() {
+            o[0] = textureSampleLevel(t, s, vec3<f32>(1.0, 0.0, 0.0), 0.0).x; }";
+    let sampler = BindingData {
+        set: 0,
+        binding: 2,
+        kind: DescriptorKind::Sampler,
+        bytes: vec![],
+        extent: None,
+    };
+    for (extent, why) in [([4, 2, 6], "square"), ([4, 4, 5], "6 layers")] {
+        let e = run(
+            cube,
+            &[
+                image(DescriptorKind::SampledImage, vec![], Some(extent)),
+                out.clone(),
+                sampler.clone(),
+            ],
+        );
+        expect(e, true, why);
+    }
+    // Texel data that does not fill the image exactly: an interface error.
+    let e = run(
+        flat,
+        &[
+            image(DescriptorKind::SampledImage, vec![0; 12], Some([2, 2, 1])),
+            out.clone(),
+        ],
+    );
+    expect(e, false, "12 bytes of texels given");
+    // An image given as a storage buffer: the kinds disagree.
+    let e = run(
+        flat,
+        &[
+            BindingData::buffer(0, 0, DescriptorKind::StorageBuffer, vec![0; 4]),
+            out,
+        ],
+    );
+    expect(
+        e,
+        false,
+        "is a sampled image in the module, given as a storage buffer",
+    );
+}

@@ -10,8 +10,13 @@
 //! - Entry points: name, execution model, `LocalSize` (or `LocalSizeId` of constants).
 //! - Bindings: every `OpVariable` with `DescriptorSet` and `Binding` decorations.
 //!   `StorageBuffer`, and `Uniform` whose pointee is decorated `BufferBlock`, are storage
-//!   buffers; `Uniform` + `Block` is a uniform buffer. Images, samplers, acceleration
-//!   structures and any other `UniformConstant` resource are refused as unsupported.
+//!   buffers; `Uniform` + `Block` is a uniform buffer. `UniformConstant` images are sampled
+//!   (`Sampled = 1`) or storage (`Sampled = 2`) images, with their [`ImageInfo`] (dimension,
+//!   depth / arrayed / multisampled flags, the sampled type's channel kind, the format);
+//!   `OpTypeSampler` is a sampler and `OpTypeSampledImage` a combined image-sampler. Images
+//!   whose `Sampled` is 0, arrays of resources (binding arrays), acceleration structures
+//!   and other `UniformConstant` resources are refused as unsupported. Whether the runner
+//!   can make an image of that shape is the runner's check, not reflection's.
 //!   `PushConstant` variables are reported in [`Interface::push_constants`].
 //! - A binding's minimum size comes from the explicit layout decorations: `Offset` of each
 //!   member, `ArrayStride` × length for arrays (a trailing runtime array counts 0

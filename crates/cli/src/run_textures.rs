@@ -170,7 +170,8 @@ pub(crate) fn extents(
     name: &str,
 ) -> Result<BTreeMap<(u32, u32), [u32; 3]>, Failure> {
     for key in given.keys() {
-        if !slots.get(key).is_some_and(|s| !s.sampler) {
+        let is_texture = matches!(slots.get(key), Some(s) if !s.sampler);
+        if !is_texture {
             return Err(usage(format!(
                 "{name}: --texture {}:{}: no texture binding {}:{}",
                 key.0, key.1, key.0, key.1

@@ -5,7 +5,8 @@
 //!   formats of WGSL's storage textures plus a few more of SPIR-V's). A sampled image with
 //!   an `Unknown` format holds four 32-bit channels of its sampled type
 //!   (`R32G32B32A32_{SFLOAT,SINT,UINT}`, as the interpreter's texels), and a depth one
-//!   (`Depth = 1`, which Vulkan ignores) one `R32_SFLOAT` channel.
+//!   (`Depth = 1`) is `D32_SFLOAT` (one f32 per texel, depth aspect), which supports
+//!   depth-comparison sampling.
 //! - An extent is `[width, height, depth-or-layers]`: layers for arrayed and cube images
 //!   (a multiple of 6 for cubes, 6 for a plain cube, with `width == height`), depth for 3D
 //!   ones, 1 where the shape has no such axis. Texel data is tightly packed, layer (or
@@ -15,8 +16,9 @@
 //!   the table, extents that do not fit the shape, and formats the device cannot use
 //!   that way (checked by the runner against the device's format properties).
 //! - Samplers: nearest filtering (min, mag and mip), clamp-to-edge on every axis, level 0
-//!   only, no comparison — the interpreter's default sampler. SPIR-V does not say whether
-//!   a sampler is a comparison sampler, so depth-comparison sampling is not set up.
+//!   only — the interpreter's default sampler. A sampler that reflection saw used for
+//!   depth comparison ([`crate::reflect::Binding::comparison`]) compares with
+//!   `LESS_OR_EQUAL` (1.0 when `reference <= texel`), as the interpreter does.
 
 use crate::reflect::{ChannelKind, DescriptorKind, ImageInfo};
 use crate::Error;
@@ -64,7 +66,7 @@ pub fn image_format(info: &ImageInfo, kind: DescriptorKind) -> Result<(vk::Forma
         )));
     }
     Ok(match (info.depth, info.channel) {
-        (true, _) => (vk::Format::R32_SFLOAT, 4),
+        (true, _) => (vk::Format::D32_SFLOAT, 4),
         (false, ChannelKind::Float) => (vk::Format::R32G32B32A32_SFLOAT, 16),
         (false, ChannelKind::Sint) => (vk::Format::R32G32B32A32_SINT, 16),
         (false, ChannelKind::Uint) => (vk::Format::R32G32B32A32_UINT, 16),
@@ -232,9 +234,25 @@ fn describe(info: &ImageInfo) -> String {
     )
 }
 
-/// The sampler every sampler binding gets: nearest, clamp-to-edge, level 0.
-pub fn sampler_info() -> vk::SamplerCreateInfo<'static> {
+/// The image aspect of a format: depth for `D32_SFLOAT`, colour otherwise.
+pub fn aspect(format: vk::Format) -> vk::ImageAspectFlags {
+    if format == vk::Format::D32_SFLOAT {
+        vk::ImageAspectFlags::DEPTH
+    } else {
+        vk::ImageAspectFlags::COLOR
+    }
+}
+
+/// The sampler every sampler binding gets: nearest, clamp-to-edge, level 0; comparing with
+/// `LESS_OR_EQUAL` when `comparison`.
+pub fn sampler_info(comparison: bool) -> vk::SamplerCreateInfo<'static> {
     vk::SamplerCreateInfo::default()
+        .compare_enable(comparison)
+        .compare_op(if comparison {
+            vk::CompareOp::LESS_OR_EQUAL
+        } else {
+            vk::CompareOp::NEVER
+        })
         .mag_filter(vk::Filter::NEAREST)
         .min_filter(vk::Filter::NEAREST)
         .mipmap_mode(vk::SamplerMipmapMode::NEAREST)

@@ -16,7 +16,9 @@
 //!   `OpTypeSampler` is a sampler and `OpTypeSampledImage` a combined image-sampler. Images
 //!   whose `Sampled` is 0, arrays of resources (binding arrays), acceleration structures
 //!   and other `UniformConstant` resources are refused as unsupported. Whether the runner
-//!   can make an image of that shape is the runner's check, not reflection's.
+//!   can make an image of that shape is the runner's check, not reflection's. A sampler
+//!   (or combined image-sampler) that an `OpImage*Dref*` instruction samples with is
+//!   marked [`Binding::comparison`] (SPIR-V has no comparison-sampler type).
 //!   `PushConstant` variables are reported in [`Interface::push_constants`].
 //! - A binding's minimum size comes from the explicit layout decorations: `Offset` of each
 //!   member, `ArrayStride` × length for arrays (a trailing runtime array counts 0
@@ -145,6 +147,9 @@ pub struct Binding {
     pub runtime_sized: bool,
     /// The image's shape, for image descriptors.
     pub image: Option<ImageInfo>,
+    /// A sampler (or combined image-sampler) that a depth-comparison instruction
+    /// (`OpImage*Dref*`) samples with: it needs a comparison sampler.
+    pub comparison: bool,
 }
 
 /// A module's interface.
@@ -516,6 +521,57 @@ impl Reflector {
     }
 }
 
+/// The variables (samplers or combined image-samplers) that depth-comparison instructions
+/// sample with: `OpImage*Dref*`'s sampled image is an `OpSampledImage` of a loaded
+/// sampler, or a loaded combined image-sampler.
+fn comparison_samplers(module: &rspirv::dr::Module) -> std::collections::HashSet<u32> {
+    let mut loaded: HashMap<u32, u32> = HashMap::new();
+    let mut sampler_of: HashMap<u32, u32> = HashMap::new();
+    let mut out = std::collections::HashSet::new();
+    let operand_id = |inst: &Instruction, i: usize| match inst.operands.get(i) {
+        Some(Operand::IdRef(id)) => Some(*id),
+        _ => None,
+    };
+    for f in &module.functions {
+        for block in &f.blocks {
+            for inst in &block.instructions {
+                match inst.class.opcode {
+                    Op::Load => {
+                        if let (Some(r), Some(p)) = (inst.result_id, operand_id(inst, 0)) {
+                            loaded.insert(r, p);
+                        }
+                    }
+                    Op::SampledImage => {
+                        if let (Some(r), Some(sampler)) = (inst.result_id, operand_id(inst, 1)) {
+                            if let Some(var) = loaded.get(&sampler) {
+                                sampler_of.insert(r, *var);
+                            }
+                        }
+                    }
+                    Op::ImageSampleDrefImplicitLod
+                    | Op::ImageSampleDrefExplicitLod
+                    | Op::ImageSampleProjDrefImplicitLod
+                    | Op::ImageSampleProjDrefExplicitLod
+                    | Op::ImageDrefGather
+                    | Op::ImageSparseSampleDrefImplicitLod
+                    | Op::ImageSparseSampleDrefExplicitLod
+                    | Op::ImageSparseSampleProjDrefImplicitLod
+                    | Op::ImageSparseSampleProjDrefExplicitLod
+                    | Op::ImageSparseDrefGather => {
+                        if let Some(si) = operand_id(inst, 0) {
+                            if let Some(var) = sampler_of.get(&si).or_else(|| loaded.get(&si)) {
+                                out.insert(*var);
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+    out
+}
+
 /// The interface of a SPIR-V module.
 pub fn reflect(words: &[u32]) -> Result<Interface, ReflectError> {
     check_stream(words)?;
@@ -683,6 +739,7 @@ pub fn reflect(words: &[u32]) -> Result<Interface, ReflectError> {
         });
     }
 
+    let compared = comparison_samplers(&module);
     for var in variables {
         let result = var.result_id.unwrap_or(0);
         let class = match operand(var, 0)? {
@@ -785,6 +842,7 @@ pub fn reflect(words: &[u32]) -> Result<Interface, ReflectError> {
                         min_size: 0,
                         runtime_sized: false,
                         image,
+                        comparison: compared.contains(&result),
                     },
                 );
                 continue;
@@ -819,6 +877,7 @@ pub fn reflect(words: &[u32]) -> Result<Interface, ReflectError> {
                 min_size: extent.size,
                 runtime_sized: extent.runtime,
                 image: None,
+                comparison: false,
             },
         );
     }

@@ -373,7 +373,7 @@ fn make_image(
 
 fn whole(plan: &ImagePlan) -> vk::ImageSubresourceRange {
     vk::ImageSubresourceRange::default()
-        .aspect_mask(vk::ImageAspectFlags::COLOR)
+        .aspect_mask(images::aspect(plan.format))
         .base_mip_level(0)
         .level_count(1)
         .base_array_layer(0)
@@ -387,7 +387,7 @@ fn copy_region(plan: &ImagePlan) -> vk::BufferImageCopy {
         .buffer_image_height(0)
         .image_subresource(
             vk::ImageSubresourceLayers::default()
-                .aspect_mask(vk::ImageAspectFlags::COLOR)
+                .aspect_mask(images::aspect(plan.format))
                 .mip_level(0)
                 .base_array_layer(0)
                 .layer_count(plan.shape.layers),
@@ -646,9 +646,14 @@ pub fn run_compute(
     for (b, plan) in bindings.iter().zip(&plans) {
         let sampler = match b.kind {
             DescriptorKind::Sampler | DescriptorKind::CombinedImageSampler => {
+                let comparison = interface
+                    .bindings
+                    .get(&(b.set, b.binding))
+                    .is_some_and(|i| i.comparison);
+                let info = images::sampler_info(comparison);
                 // SAFETY: valid create info; recorded in `s` at once.
-                let sampler = unsafe { d.create_sampler(&images::sampler_info(), None) }
-                    .map_err(vk_err("vkCreateSampler"))?;
+                let sampler =
+                    unsafe { d.create_sampler(&info, None) }.map_err(vk_err("vkCreateSampler"))?;
                 s.samplers.push(sampler);
                 Some(sampler)
             }

@@ -338,3 +338,87 @@ fn unsupported_image_shapes_are_refused() {
         "is a sampled image in the module, given as a storage buffer",
     );
 }
+
+const DEPTH_KERNEL: &str = "
+@group(0) @binding(0) var depth: texture_depth_2d;
+@group(0) @binding(1) var cmp: sampler_comparison;
+@group(0) @binding(2) var<storage, read_write> out: array<f32>;
+
+@compute @workgroup_size(4)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    let uv = vec2<f32>((f32(id.x) + 0.5) / 4.0, 0.5);
+    out[id.x] = textureSampleCompareLevel(depth, cmp, uv, 0.5);
+    out[id.x + 4u] = textureLoad(depth, vec2<i32>(i32(id.x), 0), 0);
+}
+";
+
+/// A depth image sampled with a comparison sampler: reflection marks the sampler (SPIR-V
+/// has no comparison-sampler type), the runner compares `reference <= texel` as the
+/// interpreter does.
+#[test]
+fn depth_comparison_sampling_matches_the_interpreter() {
+    let words = spirv_of_wgsl("depth.wgsl", DEPTH_KERNEL);
+    let interface = reflect(&words).unwrap();
+    assert!(interface.bindings[&(0, 1)].comparison);
+    assert!(!interface.bindings[&(0, 0)].comparison);
+    assert!(interface.bindings[&(0, 0)].image.unwrap().depth);
+    // The sampler of the first kernel is not a comparison sampler.
+    let plain = reflect(&spirv_of_wgsl("images.wgsl", KERNEL)).unwrap();
+    assert!(!plain.bindings[&(0, 1)].comparison);
+    if !vulkan_available("depth_comparison_sampling_matches_the_interpreter") {
+        return;
+    }
+    let texels = [0.25f32, 0.5, 0.75, 1.0];
+    let data = [
+        BindingData {
+            set: 0,
+            binding: 0,
+            kind: DescriptorKind::SampledImage,
+            bytes: texels.iter().flat_map(|v| v.to_le_bytes()).collect(),
+            extent: Some([4, 1, 1]),
+        },
+        BindingData {
+            set: 0,
+            binding: 1,
+            kind: DescriptorKind::Sampler,
+            bytes: vec![],
+            extent: None,
+        },
+        BindingData::buffer(0, 2, DescriptorKind::StorageBuffer, vec![0; 32]),
+    ];
+    let out = run_compute(
+        &words,
+        &interface,
+        "main",
+        [1, 1, 1],
+        &data,
+        &DeviceSelector::First,
+    )
+    .unwrap();
+    let expected: Vec<u32> = [0.0f32, 1.0, 1.0, 1.0]
+        .iter()
+        .chain(&texels)
+        .map(|v| v.to_bits())
+        .collect();
+    assert_eq!(words_u32(&out[2]), expected);
+    // The interpreter agrees.
+    let module = module_of_wgsl("depth.wgsl", DEPTH_KERNEL);
+    let mut resources = oxir_interp::Resources::default();
+    let mut depth = oxir_interp::Texture::new(4, 1, 1);
+    for (t, v) in depth.texels.iter_mut().zip(texels) {
+        *t = [v.to_bits(), 0, 0, 0];
+    }
+    resources.textures.insert((0, 0), depth);
+    let mut buffers = std::collections::BTreeMap::new();
+    buffers.insert((0, 2), vec![0u8; 32]);
+    oxir_interp::dispatch_with_resources(
+        &module,
+        "main",
+        [1, 1, 1],
+        &mut buffers,
+        &mut resources,
+        &Default::default(),
+    )
+    .unwrap();
+    assert_eq!(buffers[&(0, 2)], out[2]);
+}

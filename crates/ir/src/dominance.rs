@@ -217,6 +217,12 @@ impl DominatorTree {
     pub fn query_count(&self) -> u64 {
         self.queries.get()
     }
+
+    /// The queries answered since the last call (or since the tree was built), for
+    /// counting the queries of a tree shared by several users once each.
+    pub fn take_query_count(&self) -> u64 {
+        self.queries.replace(0)
+    }
 }
 
 #[cfg(test)]

@@ -11,6 +11,21 @@ use oxir_ir::{
 /// The comment on the slots that carry values whose definition no longer dominates a use.
 pub const REPAIR_SLOT_COMMENT: &str = "restructure-cfg dominance repair";
 
+/// Whether a value of type `ty` can live in a function-space slot (not a pointer or a
+/// resource).
+pub fn is_storable(module: &oxir_ir::Module, ty: oxir_ir::Type) -> bool {
+    matches!(
+        module.types.try_get(ty),
+        Some(
+            TypeData::Scalar(_)
+                | TypeData::Vector { .. }
+                | TypeData::Matrix { .. }
+                | TypeData::Array { .. }
+                | TypeData::Struct(_)
+        )
+    )
+}
+
 /// Carries every value whose definition no longer dominates one of its uses through a
 /// function-space slot: a store after the definition, a load before each such use.
 ///
@@ -19,7 +34,8 @@ pub const REPAIR_SLOT_COMMENT: &str = "restructure-cfg dominance repair";
 /// one exit of a multi-exit loop is now reached through the dispatch). Fails for values
 /// that cannot live in memory (pointers, resources).
 pub fn repair_dominance(ctx: &mut Ctx) -> Result<(), Failure> {
-    let (cfg, tree) = ctx.analyze();
+    let analysis = ctx.analyze();
+    let (cfg, tree) = (&analysis.cfg, &analysis.tree);
     let function = ctx.function();
     let mut broken: Vec<Value> = Vec::new();
     let mut is_broken: SecondaryMap<Value, bool> = SecondaryMap::new();
@@ -56,23 +72,13 @@ pub fn repair_dominance(ctx: &mut Ctx) -> Result<(), Failure> {
             }
         }
     }
-    ctx.info.dominance_query_count += tree.query_count();
+    ctx.info.dominance_query_count += tree.take_query_count();
     if broken.is_empty() {
         return Ok(());
     }
     for &value in &broken {
         let ty = ctx.function().dfg.value_type(value);
-        let storable = matches!(
-            ctx.module.types.try_get(ty),
-            Some(
-                TypeData::Scalar(_)
-                    | TypeData::Vector { .. }
-                    | TypeData::Matrix { .. }
-                    | TypeData::Array { .. }
-                    | TypeData::Struct(_)
-            )
-        );
-        if !storable {
+        if !is_storable(ctx.module, ty) {
             return Err(Failure::Undemotable);
         }
     }

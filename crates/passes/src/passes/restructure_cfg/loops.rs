@@ -153,7 +153,8 @@ impl LoopNest {
     /// Finds the loops of the (reachable, reducible) function; [`LoopNest::normalize`]
     /// brings them to normal form.
     pub fn find(ctx: &mut Ctx) -> Result<LoopNest, Failure> {
-        let (cfg, tree) = ctx.analyze();
+        let analysis = ctx.analyze();
+        let (cfg, tree) = (&analysis.cfg, &analysis.tree);
         let count = cfg.block_count();
         let position = rpo_positions(&cfg);
         if count_irreducible_regions(&cfg, &tree) > 0 {
@@ -281,13 +282,16 @@ impl LoopNest {
         if self.loops.is_empty() {
             return Ok(());
         }
-        let cfg = Cfg::new(ctx.function());
+        let before = ctx.analyze();
         for id in 0..self.loops.len() as u32 {
-            self.insert_preheader(ctx, &cfg, id);
+            self.insert_preheader(ctx, &before.cfg, id);
         }
+        ctx.info.dominance_query_count += before.tree.take_query_count();
+        drop(before);
         // Dominance among the blocks that exist now does not change while exits are routed
         // (only edges inside a loop move, through blocks inside it), so one tree serves.
-        let (cfg, tree) = ctx.analyze();
+        let analysis = ctx.analyze();
+        let (cfg, tree) = (&analysis.cfg, &analysis.tree);
         let position = rpo_positions(&cfg);
         for block in ctx.function().layout.blocks() {
             let id = self.innermost[block];
@@ -299,7 +303,7 @@ impl LoopNest {
         for id in order {
             self.normalize_loop(ctx, &cfg, &tree, &position, id)?;
         }
-        ctx.info.dominance_query_count += tree.query_count();
+        ctx.info.dominance_query_count += tree.take_query_count();
         Ok(())
     }
 

@@ -70,14 +70,17 @@
 //! # Refusals
 //!
 //! The whole module is checked before anything changes; a refused module is left
-//! byte-identical (the work happens on a copy that replaces the module only on success).
+//! byte-identical. The only refusal the up-front check cannot rule out is a value that
+//! loses dominance and cannot be stored; when some function uses a pointer or resource
+//! outside the (non-entry) block defining it, the work happens on a copy that replaces the
+//! module only on success, and otherwise in place (no copy of the module).
 //! Refused: irreducible control flow (`irreducible_region_count`: the blocks entered by a
 //! retreating edge they do not dominate), block parameters on non-entry blocks
 //! (`unsupported_block_param_count`), functions that mix structured constructs with
 //! `cond_br` / `switch_br` (`mixed_control_flow_count`), and values that lose dominance but
 //! cannot live in memory — pointers, resources (`undemotable_value_count`).
 //! `internal_error_count` reports a violated internal invariant (a bug) as a refusal
-//! instead of producing invalid IR.
+//! instead of producing invalid IR; in place, the module is then left part-way.
 //!
 //! # What it does not do
 //!
@@ -106,8 +109,9 @@ use crate::util::definitions;
 use oxir_ir::dominance::DominatorTree;
 use oxir_ir::{
     AddressSpace, Block, BlockCall, Func, Function, Inst, InstData, Metadata, Module, Opcode,
-    Payload, Type, Value,
+    Payload, Type, Value, ValueDef,
 };
+use std::rc::Rc;
 
 pass_info! {
     /// Counters of `restructure-cfg` (`reference/luisa_xir.md` §4.1).
@@ -173,6 +177,12 @@ pass_info! {
     ]
 }
 
+/// The most CFG / dominator-tree computations for one function: the preflight's (reused
+/// until a phase changes the function), after removing unreachable blocks, after tail
+/// duplication, after inserting preheaders, the acyclic graph of the selections, and the
+/// dominance repair's.
+pub const MAX_ANALYSES_PER_FUNCTION: u64 = 7;
+
 /// Exit blocks with at most this many instructions (terminator included) are duplicated
 /// per predecessor instead of being routed to.
 pub const TAIL_DUPLICATION_LIMIT: usize = 16;
@@ -220,8 +230,9 @@ fn run(module: &mut Module, functions: &[Func]) -> RestructureCfgInfo {
             info.internal_error_count += 1;
             continue;
         }
-        if preflight(module, func, &mut info) == Plan::Restructure {
-            work.push(func);
+        let mut analysis = None;
+        if preflight(module, func, &mut info, &mut analysis) == Plan::Restructure {
+            work.push((func, analysis));
         }
     }
     if info.failure().is_some() {
@@ -230,19 +241,70 @@ fn run(module: &mut Module, functions: &[Func]) -> RestructureCfgInfo {
     if work.is_empty() {
         return info;
     }
-    // Work on a copy so that a late failure leaves the module byte-identical.
-    let mut copy = module.clone();
-    for func in work {
-        if let Err(failure) = restructure_function(&mut copy, func, &mut info) {
-            match failure {
-                Failure::Undemotable => info.undemotable_value_count += 1,
-                Failure::Internal => info.internal_error_count += 1,
+    // The one failure the preflight cannot rule out is a value that loses dominance and
+    // cannot be stored. When no function has a non-storable value used outside the block
+    // that defines it (other than the entry, which dominates everything), that cannot
+    // happen, and the functions are restructured in place. Otherwise the work happens on
+    // a copy that replaces the module only on success, so a refusal leaves it
+    // byte-identical.
+    if !work
+        .iter()
+        .any(|(func, _)| may_lose_unstorable_values(module, *func))
+    {
+        for (func, analysis) in work {
+            if let Err(failure) = restructure_function(module, func, analysis, &mut info) {
+                // Only a violated internal invariant (a bug) gets here; the module is then
+                // left part-way, and the refusal counters say so.
+                count_failure(&mut info, failure);
+                return failures_only(&info);
             }
+        }
+        return info;
+    }
+    // The copy has the same blocks, so the preflight's analyses hold for it.
+    let mut copy = module.clone();
+    for (func, analysis) in work {
+        if let Err(failure) = restructure_function(&mut copy, func, analysis, &mut info) {
+            count_failure(&mut info, failure);
             return failures_only(&info);
         }
     }
     *module = copy;
     info
+}
+
+/// Whether a pointer, resource or other value that cannot live in a slot is used outside
+/// the block that defines it, in a block other than the entry: restructuring could then
+/// need to carry it through memory and fail (`undemotable_value_count`). A conservative
+/// test, linear in the function.
+fn may_lose_unstorable_values(module: &Module, func: Func) -> bool {
+    let function = &module.functions[func];
+    let entry = function.entry_block();
+    for block in function.layout.blocks() {
+        for inst in function.layout.block_insts(block) {
+            for &arg in &function.dfg.inst(inst).args {
+                let value = function.dfg.resolve(arg);
+                let ValueDef::Result(def) = function.dfg.value_def(value) else {
+                    continue;
+                };
+                let def_block = function.layout.inst_block(def);
+                if def_block == Some(block) || def_block == entry {
+                    continue;
+                }
+                if !finish::is_storable(module, function.dfg.value_type(value)) {
+                    return true;
+                }
+            }
+        }
+    }
+    false
+}
+
+fn count_failure(info: &mut RestructureCfgInfo, failure: Failure) {
+    match failure {
+        Failure::Undemotable => info.undemotable_value_count += 1,
+        Failure::Internal => info.internal_error_count += 1,
+    }
 }
 
 /// A refused run changed nothing: keep only the counters that explain the refusal.
@@ -258,7 +320,14 @@ fn failures_only(info: &RestructureCfgInfo) -> RestructureCfgInfo {
 }
 
 /// Decides what to do with `func` without changing it; counts refusal reasons.
-fn preflight(module: &Module, func: Func, info: &mut RestructureCfgInfo) -> Plan {
+/// On `Plan::Restructure`, `analysis` receives the CFG and dominator tree the check built,
+/// for the first phases to reuse.
+fn preflight(
+    module: &Module,
+    func: Func,
+    info: &mut RestructureCfgInfo,
+    analysis: &mut Option<Rc<Analysis>>,
+) -> Plan {
     let function = &module.functions[func];
     let Some(entry) = function.entry_block() else {
         return Plan::Skip;
@@ -296,10 +365,13 @@ fn preflight(module: &Module, func: Func, info: &mut RestructureCfgInfo) -> Plan
     let tree = DominatorTree::compute(cfg.succ_graph());
     info.analysis_count += 1;
     let irreducible = loops::count_irreducible_regions(&cfg, &tree);
-    info.dominance_query_count += tree.query_count();
+    info.dominance_query_count += tree.take_query_count();
     if irreducible > 0 {
         info.irreducible_region_count += irreducible;
         plan = Plan::Refuse;
+    }
+    if plan == Plan::Restructure {
+        *analysis = Some(Rc::new(Analysis { cfg, tree }));
     }
     plan
 }
@@ -459,10 +531,12 @@ impl<'c> TreeShape<'c> {
 fn restructure_function(
     module: &mut Module,
     func: Func,
+    analysis: Option<Rc<Analysis>>,
     info: &mut RestructureCfgInfo,
 ) -> Result<(), Failure> {
     let changed_before = changed_total(info);
     let mut ctx = Ctx::new(module, func, info);
+    ctx.analysis = analysis;
     ctx.remove_unreachable_blocks();
     let mut nest = loops::LoopNest::find(&mut ctx)?;
     ctx.duplicate_small_exit_blocks(&nest);
@@ -498,6 +572,16 @@ pub(crate) struct Ctx<'a> {
     pub u32_ty: Type,
     /// The `u32` selector slot, created on first use.
     selector: Option<Value>,
+    /// The CFG and dominator tree of the function as it is now; dropped by every mutable
+    /// access to the function ([`Ctx::function_mut`]), so a phase that changed nothing
+    /// hands its analyses to the next.
+    analysis: Option<Rc<Analysis>>,
+}
+
+/// A CFG snapshot and its dominator tree.
+pub(crate) struct Analysis {
+    pub cfg: Cfg,
+    pub tree: DominatorTree,
 }
 
 impl<'a> Ctx<'a> {
@@ -511,6 +595,7 @@ impl<'a> Ctx<'a> {
             bool_ty,
             u32_ty,
             selector: None,
+            analysis: None,
         }
     }
 
@@ -518,16 +603,25 @@ impl<'a> Ctx<'a> {
         &self.module.functions[self.func]
     }
 
+    /// The function, for changing it: the cached analyses are dropped.
     pub fn function_mut(&mut self) -> &mut Function {
+        self.analysis = None;
         &mut self.module.functions[self.func]
     }
 
-    /// A CFG snapshot and its dominator tree, counted in `analysis_count`.
-    pub fn analyze(&mut self) -> (Cfg, DominatorTree) {
+    /// The CFG and dominator tree of the function as it is now: the cached ones when
+    /// nothing changed since they were built, else new ones, counted in `analysis_count`.
+    /// Callers add `tree.take_query_count()` to `dominance_query_count` when done.
+    pub fn analyze(&mut self) -> Rc<Analysis> {
+        if let Some(analysis) = &self.analysis {
+            return Rc::clone(analysis);
+        }
         let cfg = Cfg::new(self.function());
         let tree = DominatorTree::compute(cfg.succ_graph());
         self.info.analysis_count += 1;
-        (cfg, tree)
+        let analysis = Rc::new(Analysis { cfg, tree });
+        self.analysis = Some(Rc::clone(&analysis));
+        analysis
     }
 
     /// A new empty block at the end of the layout, counted as inserted.
@@ -660,8 +754,8 @@ impl<'a> Ctx<'a> {
     /// Removes the blocks unreachable from the entry (and their instructions). Nothing
     /// reachable uses their values: a definition in an unreachable block dominates nothing.
     fn remove_unreachable_blocks(&mut self) {
-        let cfg = Cfg::new(self.function());
-        self.info.analysis_count += 1;
+        let analysis = self.analyze();
+        let cfg = &analysis.cfg;
         let dead: Vec<Block> = cfg
             .blocks()
             .iter()
@@ -688,8 +782,9 @@ impl<'a> Ctx<'a> {
     /// diamond's shared tail is left alone. The block's values are used only inside it (a
     /// block without successors dominates nothing else), so the copies need no rewrite.
     fn duplicate_small_exit_blocks(&mut self, nest: &loops::LoopNest) {
-        let (cfg, tree) = self.analyze();
-        let shape = TreeShape::new(&cfg, &tree);
+        let analysis = self.analyze();
+        let (cfg, tree) = (&analysis.cfg, &analysis.tree);
+        let shape = TreeShape::new(cfg, tree);
         let entry = cfg.blocks()[0];
         let mut candidates: Vec<(Block, Vec<Block>)> = Vec::new();
         for &block in cfg.blocks() {
@@ -703,13 +798,13 @@ impl<'a> Ctx<'a> {
             let n = cfg.number(block).expect("a block of the CFG");
             let from_loop = cfg.preds(block).any(|p| nest.loop_of(p).is_some());
             let duplicate = from_loop
-                || shape.skips_a_join(&tree, n)
-                || (self.only_reads_local_slots(block) && shape.preds_at_mixed_depths(&tree, n));
+                || shape.skips_a_join(tree, n)
+                || (self.only_reads_local_slots(block) && shape.preds_at_mixed_depths(tree, n));
             if duplicate {
                 candidates.push((block, cfg.preds(block).collect()));
             }
         }
-        self.info.dominance_query_count += tree.query_count();
+        self.info.dominance_query_count += tree.take_query_count();
         for (block, preds) in candidates {
             for &pred in &preds[1..] {
                 let copy = self.clone_block(block);

@@ -262,7 +262,7 @@ fn sibling_loops(count: usize) -> String {
     text
 }
 
-/// The analyses run a fixed number of times per function, and dominance queries grow in
+/// The analyses run at most a fixed number of times per function, and dominance queries grow in
 /// proportion to the blocks, not with the number of constructs times the size.
 #[test]
 fn cost_counters_do_not_grow_with_the_number_of_constructs() {
@@ -274,10 +274,15 @@ fn cost_counters_do_not_grow_with_the_number_of_constructs() {
     assert_structured(&large);
     assert_eq!(large_info.restructured_loop_count, 200);
     assert_eq!(large_info.restructured_if_count, 200);
-    assert_eq!(
-        small_info.analysis_count, large_info.analysis_count,
-        "analyses per function must not depend on the number of loops"
-    );
+    // A phase that changed nothing hands its analyses on, so the count depends on which
+    // phases changed the function, but never on how many constructs there are.
+    for info in [&small_info, &large_info] {
+        assert!(
+            (1..=MAX_ANALYSES_PER_FUNCTION).contains(&info.analysis_count),
+            "{} analyses for one function",
+            info.analysis_count
+        );
+    }
     let blocks = 4 * 200 + 2;
     assert!(
         large_info.dominance_query_count <= 8 * blocks as u64,

@@ -9,6 +9,7 @@
 use crate::entities::{Block, Func, Value};
 use crate::ops::{Format, Opcode};
 use smallvec::SmallVec;
+use thin_vec::ThinVec;
 
 /// Value operand list, stored inline for up to three operands.
 pub type ValueList = SmallVec<[Value; 3]>;
@@ -17,21 +18,23 @@ pub type ValueList = SmallVec<[Value; 3]>;
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct BlockCall {
     pub block: Block,
-    pub args: SmallVec<[Value; 2]>,
+    /// One pointer wide (empty lists allocate nothing), so that branch payloads, and with
+    /// them every instruction, stay small.
+    pub args: ThinVec<Value>,
 }
 
 impl BlockCall {
     pub fn new(block: Block) -> Self {
         BlockCall {
             block,
-            args: SmallVec::new(),
+            args: ThinVec::new(),
         }
     }
 
     pub fn with_args(block: Block, args: &[Value]) -> Self {
         BlockCall {
             block,
-            args: SmallVec::from_slice(args),
+            args: ThinVec::from(args),
         }
     }
 }

@@ -247,12 +247,14 @@ fn run(module: &mut Module, functions: &[Func]) -> RestructureCfgInfo {
     // happen, and the functions are restructured in place. Otherwise the work happens on
     // a copy that replaces the module only on success, so a refusal leaves it
     // byte-identical.
-    if !work
-        .iter()
-        .any(|(func, _)| may_lose_unstorable_values(module, *func))
-    {
-        for (func, analysis) in work {
-            if let Err(failure) = restructure_function(module, func, analysis, &mut info) {
+    let work: Vec<(Func, Option<Rc<Analysis>>, CrossBlockUses)> = work
+        .into_iter()
+        .map(|(func, analysis)| (func, analysis, cross_block_uses(module, func)))
+        .collect();
+    if !work.iter().any(|(_, _, uses)| uses.unstorable) {
+        for (func, analysis, uses) in work {
+            let result = restructure_function(module, func, analysis, uses.any, &mut info);
+            if let Err(failure) = result {
                 // Only a violated internal invariant (a bug) gets here; the module is then
                 // left part-way, and the refusal counters say so.
                 count_failure(&mut info, failure);
@@ -263,8 +265,9 @@ fn run(module: &mut Module, functions: &[Func]) -> RestructureCfgInfo {
     }
     // The copy has the same blocks, so the preflight's analyses hold for it.
     let mut copy = module.clone();
-    for (func, analysis) in work {
-        if let Err(failure) = restructure_function(&mut copy, func, analysis, &mut info) {
+    for (func, analysis, uses) in work {
+        let result = restructure_function(&mut copy, func, analysis, uses.any, &mut info);
+        if let Err(failure) = result {
             count_failure(&mut info, failure);
             return failures_only(&info);
         }
@@ -273,13 +276,23 @@ fn run(module: &mut Module, functions: &[Func]) -> RestructureCfgInfo {
     info
 }
 
-/// Whether a pointer, resource or other value that cannot live in a slot is used outside
-/// the block that defines it, in a block other than the entry: restructuring could then
-/// need to carry it through memory and fail (`undemotable_value_count`). A conservative
-/// test, linear in the function.
-fn may_lose_unstorable_values(module: &Module, func: Func) -> bool {
+/// What crosses block boundaries in a function before restructuring: values defined in a
+/// block other than the entry (which dominates everything) and used in another block.
+#[derive(Copy, Clone, Debug, Default)]
+struct CrossBlockUses {
+    /// Some such value exists: restructuring may leave a use that its definition no longer
+    /// dominates, and the dominance repair has to look.
+    any: bool,
+    /// Some such value is a pointer, resource or other value that cannot live in a slot:
+    /// the repair could fail (`undemotable_value_count`).
+    unstorable: bool,
+}
+
+/// One pass over the operands of `func` (linear).
+fn cross_block_uses(module: &Module, func: Func) -> CrossBlockUses {
     let function = &module.functions[func];
     let entry = function.entry_block();
+    let mut uses = CrossBlockUses::default();
     for block in function.layout.blocks() {
         for inst in function.layout.block_insts(block) {
             for &arg in &function.dfg.inst(inst).args {
@@ -291,13 +304,15 @@ fn may_lose_unstorable_values(module: &Module, func: Func) -> bool {
                 if def_block == Some(block) || def_block == entry {
                     continue;
                 }
+                uses.any = true;
                 if !finish::is_storable(module, function.dfg.value_type(value)) {
-                    return true;
+                    uses.unstorable = true;
+                    return uses;
                 }
             }
         }
     }
-    false
+    uses
 }
 
 fn count_failure(info: &mut RestructureCfgInfo, failure: Failure) {
@@ -532,11 +547,13 @@ fn restructure_function(
     module: &mut Module,
     func: Func,
     analysis: Option<Rc<Analysis>>,
+    cross_block_uses: bool,
     info: &mut RestructureCfgInfo,
 ) -> Result<(), Failure> {
     let changed_before = changed_total(info);
     let mut ctx = Ctx::new(module, func, info);
     ctx.analysis = analysis;
+    ctx.cross_block_uses = cross_block_uses;
     ctx.remove_unreachable_blocks();
     let mut nest = loops::LoopNest::find(&mut ctx)?;
     ctx.duplicate_small_exit_blocks(&nest);
@@ -576,6 +593,10 @@ pub(crate) struct Ctx<'a> {
     /// access to the function ([`Ctx::function_mut`]), so a phase that changed nothing
     /// hands its analyses to the next.
     analysis: Option<Rc<Analysis>>,
+    /// Whether the input used a value outside its defining block (other than the entry).
+    /// Without such uses there is nothing for the dominance repair to find: the phases
+    /// only add uses inside the defining block.
+    pub cross_block_uses: bool,
 }
 
 /// A CFG snapshot and its dominator tree.
@@ -596,6 +617,7 @@ impl<'a> Ctx<'a> {
             u32_ty,
             selector: None,
             analysis: None,
+            cross_block_uses: true,
         }
     }
 

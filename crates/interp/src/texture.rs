@@ -35,7 +35,9 @@ impl Texture {
 
     /// A zero-filled texture of `samples` samples per texel (sides and samples at least 1).
     pub fn multisampled(width: u32, height: u32, layers: u32, samples: u32) -> Self {
-        let n = (width.max(1) * height.max(1) * layers.max(1) * samples.max(1)) as usize;
+        let n = [width, height, layers, samples]
+            .iter()
+            .fold(1usize, |n, &x| n.saturating_mul(x.max(1) as usize));
         Texture {
             width: width.max(1),
             height: height.max(1),

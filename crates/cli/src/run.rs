@@ -2,7 +2,8 @@
 //! Vulkan device with `--engine vulkan` (see `run_vulkan`; same arguments and output).
 //!
 //! `oxir run INPUT --dispatch X[,Y[,Z]] [--entry NAME] [-O0|-O] [--engine interp|vulkan]
-//! [--device NAME|INDEX] [--buffer G:B=SPEC]... [--view G:B=TYPE]... [--texture G:B=WxH[xL]]...
+//! [--device NAME|INDEX] [--buffer G:B=SPEC]... [--view G:B=TYPE]...
+//! [--texture G:B=WxH[xL][sN]]...
 //! [--default-size BYTES] [--max-instructions N] [--strict-bounds] [--shuffle SEED]`
 //!
 //! SPEC: `zero:BYTES`, `random:BYTES[:SEED]` (splitmix64 bytes), `@FILE` (raw bytes) or
@@ -14,7 +15,9 @@
 //! output as is.
 //!
 //! Textures (`run_textures`): every texture is zero-filled, 1×1×1 (cubes 1×1×6) unless
-//! `--texture G:B=WxH[xL]` gives its size; samplers are nearest / clamp-to-edge. Each
+//! `--texture G:B=WxH[xL]` gives its size; a multisampled texture has 4 samples per texel
+//! unless `sN` gives `N` (2..=64, a power of two; a sample count on any other texture is a
+//! usage error); samplers are nearest / clamp-to-edge. Each
 //! storage texture is printed after the run as one more JSON line,
 //! `{"group":G,"binding":B,"texture":[W,H,L],"format":"rgba8unorm","hex":"..."}` (texels
 //! packed in the storage format); buffer and texture lines come in `(group, binding)`
@@ -58,9 +61,10 @@ pub struct RunArgs {
     /// Initial contents of a binding: G:B=SPEC (repeatable).
     #[arg(long = "buffer", value_name = "G:B=SPEC")]
     pub buffers: Vec<String>,
-    /// The size of a texture binding: G:B=WxH[xL] (layers of arrays and cubes, depth of 3D
-    /// textures; default 1x1x1, cubes 1x1x6); its texels start at zero (repeatable).
-    #[arg(long = "texture", value_name = "G:B=WxH[xL]")]
+    /// The size of a texture binding: G:B=WxH[xL][sN] (layers of arrays and cubes, depth
+    /// of 3D textures; default 1x1x1, cubes 1x1x6; N samples per texel of a multisampled
+    /// texture, default 4); its texels start at zero (repeatable).
+    #[arg(long = "texture", value_name = "G:B=WxH[xL][sN]")]
     pub textures: Vec<String>,
     /// Print a binding's values as a scalar type: G:B=TYPE (u32, i32, f32).
     #[arg(long = "view", value_name = "G:B=TYPE")]
@@ -171,7 +175,7 @@ pub(crate) struct Request {
     pub given: BTreeMap<(u32, u32), Vec<u8>>,
     pub views: BTreeMap<(u32, u32), String>,
     /// `--texture` sizes.
-    pub textures: BTreeMap<(u32, u32), [u32; 3]>,
+    pub textures: BTreeMap<(u32, u32), ([u32; 3], Option<u32>)>,
 }
 
 pub(crate) fn parse_request(args: &RunArgs) -> Result<Request, Failure> {
@@ -212,8 +216,8 @@ pub(crate) fn parse_request(args: &RunArgs) -> Result<Request, Failure> {
     }
     let mut textures = BTreeMap::new();
     for t in &args.textures {
-        let (key, extent) = crate::run_textures::parse_texture(t)?;
-        textures.insert(key, extent);
+        let (key, extent, samples) = crate::run_textures::parse_texture(t)?;
+        textures.insert(key, (extent, samples));
     }
     Ok(Request {
         optimize,

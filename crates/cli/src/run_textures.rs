@@ -5,6 +5,11 @@
 //!   arrayed textures (a multiple of 6 for cube arrays, 6 for cubes) and the depth of 3D
 //!   ones; 1D textures have `H = 1`, non-arrayed 1D / 2D textures `L = 1`. A shape that does
 //!   not fit, or a `--texture` naming something that is not a texture, is a usage error.
+//! - A multisampled texture (`texture_multisampled_2d`, `texture_depth_multisampled_2d`)
+//!   has 4 samples per texel unless `--texture G:B=WxHsN` gives `N` (2, 4, 8, 16, 32 or
+//!   64; the Vulkan engine refuses a count the device cannot sample as "unsupported"). A
+//!   sample count on a texture that is not multisampled is a usage error. All samples
+//!   start at zero.
 //! - Every sampler is nearest / clamp-to-edge at level 0 (the interpreter's default, and
 //!   what `oxir-vulkan` creates).
 //! - After the run each storage texture is printed as one JSON line,
@@ -33,11 +38,15 @@ pub(crate) enum Dim {
     Other,
 }
 
+/// Samples per texel of a multisampled texture when `--texture` gives none.
+pub(crate) const DEFAULT_SAMPLES: u32 = 4;
+
 /// A texture or sampler binding as both engines see it.
 #[derive(Clone, Debug)]
 pub(crate) struct TexSlot {
     pub dim: Dim,
     pub arrayed: bool,
+    pub multisampled: bool,
     /// Storage textures: the format's name and bytes per texel.
     pub storage: Option<(&'static str, u32)>,
     /// A sampler (no texels).
@@ -83,18 +92,21 @@ pub(crate) fn module_textures(module: &Module) -> BTreeMap<(u32, u32), TexSlot> 
             TypeData::Texture { shape, .. } => TexSlot {
                 dim: dim(shape.dim),
                 arrayed: shape.arrayed,
+                multisampled: shape.multisampled,
                 storage: None,
                 sampler: false,
             },
             TypeData::StorageTexture { shape, format, .. } => TexSlot {
                 dim: dim(shape.dim),
                 arrayed: shape.arrayed,
+                multisampled: shape.multisampled,
                 storage: Some((format.name(), texel_bytes(*format))),
                 sampler: false,
             },
             TypeData::Sampler { .. } => TexSlot {
                 dim: Dim::Other,
                 arrayed: false,
+                multisampled: false,
                 storage: None,
                 sampler: true,
             },
@@ -115,6 +127,7 @@ pub(crate) fn spv_textures(interface: &oxir_vulkan::Interface) -> BTreeMap<(u32,
             (K::Sampler, _) => TexSlot {
                 dim: Dim::Other,
                 arrayed: false,
+                multisampled: false,
                 storage: None,
                 sampler: true,
             },
@@ -127,6 +140,7 @@ pub(crate) fn spv_textures(interface: &oxir_vulkan::Interface) -> BTreeMap<(u32,
                     _ => Dim::Other,
                 },
                 arrayed: info.arrayed,
+                multisampled: info.multisampled,
                 storage: match b.kind {
                     K::StorageImage => oxir_vulkan::images::storage_format(info.format)
                         .map(|(_, size, name)| (name, size)),
@@ -141,13 +155,34 @@ pub(crate) fn spv_textures(interface: &oxir_vulkan::Interface) -> BTreeMap<(u32,
     out
 }
 
-/// `--texture G:B=WxH[xL]`.
-pub(crate) fn parse_texture(text: &str) -> Result<((u32, u32), [u32; 3]), Failure> {
-    let bad = || usage(format!("--texture `{text}`: expected G:B=WxH[xL]"));
+/// A texture's size: `[width, height, layers-or-depth]` and samples per texel.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) struct TexSize {
+    pub extent: [u32; 3],
+    pub samples: u32,
+}
+
+/// `--texture G:B=WxH[xL][sN]`: the binding, extent and sample count if given.
+pub(crate) type TextureArg = ((u32, u32), [u32; 3], Option<u32>);
+
+/// `--texture G:B=WxH[xL][sN]`.
+pub(crate) fn parse_texture(text: &str) -> Result<TextureArg, Failure> {
+    let bad = || usage(format!("--texture `{text}`: expected G:B=WxH[xL][sN]"));
     let (binding, size) = text.split_once('=').ok_or_else(bad)?;
     let (g, b) = binding.split_once(':').ok_or_else(bad)?;
     let num = |s: &str| s.trim().parse::<u32>().map_err(|_| bad());
     let key = (num(g)?, num(b)?);
+    let (size, samples) = match size.split_once('s') {
+        Some((size, n)) => (size, Some(num(n)?)),
+        None => (size, None),
+    };
+    if let Some(n) = samples {
+        if !n.is_power_of_two() || !(2..=64).contains(&n) {
+            return Err(usage(format!(
+                "--texture `{text}`: a sample count is 2, 4, 8, 16, 32 or 64"
+            )));
+        }
+    }
     let parts: Vec<u32> = size.split('x').map(num).collect::<Result<_, _>>()?;
     let extent = match parts.as_slice() {
         [w, h] => [*w, *h, 1],
@@ -159,16 +194,17 @@ pub(crate) fn parse_texture(text: &str) -> Result<((u32, u32), [u32; 3]), Failur
             "--texture `{text}`: every side must be 1..=4096"
         )));
     }
-    Ok((key, extent))
+    Ok((key, extent, samples))
 }
 
-/// The extent of every texture binding: `--texture`, or 1×1×1 (cubes 1×1×6). Checks
-/// every `--texture` names a texture and fits its shape.
+/// The size of every texture binding: `--texture`, or 1×1×1 (cubes 1×1×6), with
+/// [`DEFAULT_SAMPLES`] samples when multisampled. Checks every `--texture` names a texture
+/// and fits its shape.
 pub(crate) fn extents(
-    given: &BTreeMap<(u32, u32), [u32; 3]>,
+    given: &BTreeMap<(u32, u32), ([u32; 3], Option<u32>)>,
     slots: &BTreeMap<(u32, u32), TexSlot>,
     name: &str,
-) -> Result<BTreeMap<(u32, u32), [u32; 3]>, Failure> {
+) -> Result<BTreeMap<(u32, u32), TexSize>, Failure> {
     for key in given.keys() {
         let is_texture = matches!(slots.get(key), Some(s) if !s.sampler);
         if !is_texture {
@@ -183,10 +219,22 @@ pub(crate) fn extents(
         if slot.sampler {
             continue;
         }
-        let extent = match given.get(key) {
+        let (extent, samples) = match given.get(key) {
             Some(e) => *e,
-            None if slot.dim == Dim::Cube => [1, 1, 6],
-            None => [1, 1, 1],
+            None if slot.dim == Dim::Cube => ([1, 1, 6], None),
+            None => ([1, 1, 1], None),
+        };
+        if samples.is_some() && !slot.multisampled {
+            return Err(usage(format!(
+                "{name}: --texture {}:{}: a sample count for a texture that is not \
+                 multisampled",
+                key.0, key.1
+            )));
+        }
+        let samples = if slot.multisampled {
+            samples.unwrap_or(DEFAULT_SAMPLES)
+        } else {
+            1
         };
         let [w, h, l] = extent;
         let why = match slot.dim {
@@ -206,14 +254,15 @@ pub(crate) fn extents(
                 key.0, key.1
             )));
         }
-        out.insert(*key, extent);
+        out.insert(*key, TexSize { extent, samples });
     }
     Ok(out)
 }
 
-/// The interpreter's zero texture of `extent`.
-pub(crate) fn interp_texture(extent: [u32; 3]) -> Texture {
-    Texture::new(extent[0], extent[1], extent[2])
+/// The interpreter's zero texture of `size`.
+pub(crate) fn interp_texture(size: TexSize) -> Texture {
+    let [w, h, l] = size.extent;
+    Texture::multisampled(w, h, l, size.samples)
 }
 
 /// A texture's texels in `format`'s memory layout (see the module doc).

@@ -128,7 +128,7 @@ pub fn run(args: RunArgs) -> Result<(), Failure> {
         let Some((format, texel)) = slot.storage else {
             continue;
         };
-        let extent = extents[key];
+        let extent = extents[key].extent;
         let bytes = read_back
             .remove(key)
             .unwrap_or_else(|| vec![0; (extent.iter().product::<u32>() * texel) as usize]);
@@ -150,14 +150,14 @@ pub fn run(args: RunArgs) -> Result<(), Failure> {
 fn bound_data(
     interface: &Interface,
     buffers: &oxir_interp::Buffers,
-    extents: &BTreeMap<(u32, u32), [u32; 3]>,
+    extents: &BTreeMap<(u32, u32), crate::run_textures::TexSize>,
     name: &str,
 ) -> Result<Vec<BindingData>, Failure> {
     let mut data = Vec::new();
     for (key, b) in &interface.bindings {
         if !b.kind.is_buffer() {
-            let extent = extents.get(key).copied();
-            if b.kind.is_image() && extent.is_none() {
+            let size = extents.get(key).copied();
+            if b.kind.is_image() && size.is_none() {
                 return Err(rejected(
                     name,
                     format!(
@@ -171,7 +171,8 @@ fn bound_data(
                 binding: key.1,
                 kind: b.kind,
                 bytes: Vec::new(),
-                extent,
+                extent: size.map(|s| s.extent),
+                samples: size.map_or(1, |s| s.samples),
             });
             continue;
         }
@@ -190,6 +191,7 @@ fn bound_data(
             kind: b.kind,
             bytes: bytes.clone(),
             extent: None,
+            samples: 1,
         });
     }
     Ok(data)

@@ -813,29 +813,81 @@ fn vulkan_engine_errors_and_spv_input() {
         "-O",
     ]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    // A multisampled texture: refused with "unsupported", exit 1, on both engines (the
-    // interpreter when it reaches the load).
+    // A multisampled texture: 4 samples unless `--texture G:B=WxHsN` says otherwise, all
+    // zero, the same on both engines (the output starts at 0xff bytes so zero is written).
     let ms = dir.join("multisampled.wgsl");
     std::fs::write(
         &ms,
         "@group(0) @binding(0) var t: texture_multisampled_2d<f32>;\n\
-         @group(0) @binding(1) var<storage, read_write> o: array<f32>;\n\
-         @compute @workgroup_size(1) fn main() { o[0] = textureLoad(t, vec2<i32>(0), 0).x; }\n",
+         @group(0) @binding(1) var<storage, read_write> o: array<u32>;\n\
+         @compute @workgroup_size(1) fn main() {\n\
+         o[0] = bitcast<u32>(textureLoad(t, vec2<i32>(1, 0), 3).x);\n\
+         o[1] = textureNumSamples(t);\n\
+         o[2] = textureDimensions(t).x; }\n",
     )
     .unwrap();
-    for engine in ["vulkan", "interp"] {
-        let out = oxir(&[
+    let ms_run = |engine: &str, texture: Option<&str>| {
+        let mut a = vec![
             "run",
             ms.to_str().unwrap(),
             "--dispatch",
             "1",
             "--engine",
             engine,
+            "--buffer",
+            "0:1=u32:4294967295,4294967295,4294967295",
+            "--view",
+            "0:1=u32",
+        ];
+        if let Some(t) = texture {
+            a.extend(["--texture", t]);
+        }
+        oxir(&a)
+    };
+    for (texture, values) in [(None, "[0,4,1]"), (Some("0:0=2x1s4"), "[0,4,2]")] {
+        let outs: Vec<String> = ["interp", "vulkan"]
+            .iter()
+            .map(|engine| {
+                let out = ms_run(engine, texture);
+                assert_eq!(out.status.code(), Some(0), "{engine}: {}", stderr(&out));
+                assert!(
+                    stdout(&out).contains(&format!("\"values\":{values}")),
+                    "{engine} {texture:?}: {}",
+                    stdout(&out)
+                );
+                stdout(&out)
+            })
+            .collect();
+        assert_eq!(outs[0], outs[1], "{texture:?}");
+    }
+    // A sample count that is not a power of two in 2..=64, or one on a texture that is not
+    // multisampled: usage errors on both engines.
+    let flat = dir.join("flat.wgsl");
+    std::fs::write(
+        &flat,
+        "@group(0) @binding(0) var t: texture_2d<f32>;\n\
+         @group(0) @binding(1) var<storage, read_write> o: array<f32>;\n\
+         @compute @workgroup_size(1) fn main() { o[0] = textureLoad(t, vec2<i32>(0), 0).x; }\n",
+    )
+    .unwrap();
+    for engine in ["interp", "vulkan"] {
+        let out = ms_run(engine, Some("0:0=2x1s3"));
+        assert_eq!(out.status.code(), Some(2), "{engine}: {}", stderr(&out));
+        assert!(stderr(&out).contains("sample count"), "{}", stderr(&out));
+        let out = oxir(&[
+            "run",
+            flat.to_str().unwrap(),
+            "--dispatch",
+            "1",
+            "--engine",
+            engine,
+            "--texture",
+            "0:0=2x1s4",
         ]);
-        assert_eq!(out.status.code(), Some(1), "{engine}: {}", stderr(&out));
+        assert_eq!(out.status.code(), Some(2), "{engine}: {}", stderr(&out));
         assert!(
-            stderr(&out).contains("unsupported") && stderr(&out).contains("multisampled"),
-            "{engine}: {}",
+            stderr(&out).contains("not multisampled"),
+            "{}",
             stderr(&out)
         );
     }

@@ -1353,15 +1353,21 @@ impl Machine<'_> {
             TypeData::StorageTexture { shape, format, .. } => (*shape, None, Some(*format)),
             _ => return Err("texture operation on a non-texture".into()),
         };
-        if !matches!(shape.dim, TextureDim::D1 | TextureDim::D2) || shape.multisampled {
+        let interpreted = match shape.dim {
+            TextureDim::D1 => !shape.multisampled,
+            TextureDim::D2 => !(shape.multisampled && shape.arrayed),
+            _ => false,
+        };
+        if !interpreted {
             return Err(format!(
-                "unsupported: `{op}` on {}{} textures (only single-sampled 1D, 2D and 2D-array \
-                 textures are interpreted)",
+                "unsupported: `{op}` on {}{}{} textures (only 1D, 2D, 2D-array and \
+                 multisampled 2D textures are interpreted)",
                 if shape.multisampled {
                     "multisampled "
                 } else {
                     ""
                 },
+                if shape.arrayed { "arrayed " } else { "" },
                 shape.dim.name()
             ));
         }
@@ -1433,7 +1439,20 @@ impl Machine<'_> {
             }
             Opcode::TextureLoad => {
                 let (x, y) = coords(&args[1]);
-                Some(to_val(tex.texel(x, y, layer_arg(2)).unwrap_or([0; 4])))
+                // The mip level (sampled textures) or sample index (multisampled ones):
+                // level 0 is the only level; either out of range reads zero (module doc of
+                // `texture`). Negative i32 values are huge as u32, so out of range too.
+                let level_or_sample = args
+                    .get(2 + usize::from(shape.arrayed))
+                    .map_or(0, |v| i64::from(v.bits() as u32));
+                let texel = if shape.multisampled {
+                    tex.texel_sample(x, y, layer_arg(2), level_or_sample)
+                } else if level_or_sample != 0 {
+                    None
+                } else {
+                    tex.texel(x, y, layer_arg(2))
+                };
+                Some(to_val(texel.unwrap_or([0; 4])))
             }
             Opcode::TextureStore => {
                 let (x, y) = coords(&args[1]);
@@ -1456,7 +1475,8 @@ impl Machine<'_> {
                     _ => Val::S(u64::from(tex.width)),
                 })
             }
-            Opcode::TextureNumLevels | Opcode::TextureNumSamples => Some(Val::S(1)),
+            Opcode::TextureNumLevels => Some(Val::S(1)),
+            Opcode::TextureNumSamples => Some(Val::S(u64::from(tex.samples))),
             Opcode::TextureNumLayers => Some(Val::S(u64::from(tex.layers))),
             _ => None,
         })

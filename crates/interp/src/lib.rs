@@ -74,11 +74,13 @@
 //!   error naming the instruction ("a runaway loop?").
 //! - Subgroups have 32 invocations (`subgroup_invocation_id = local_index % 32`).
 //!
-//! - **Textures** ([`texture`]): 1D, 2D and 2D-array textures with one mip level, nearest
+//! - **Textures** ([`texture`]): 1D, 2D and 2D-array textures with one mip level and
+//!   multisampled 2D ones (colour and depth, [`Texture::samples`] per texel), nearest
 //!   and linear filtering, clamp / repeat / mirror addressing, storage formats quantized
 //!   on store. Textures and samplers come in [`Resources`] by binding; a missing texture
-//!   is 1×1 zero, a missing sampler nearest / clamp-to-edge. 3D, cube and multisampled
-//!   textures are an `unsupported:` error.
+//!   is 1×1 zero (one sample), a missing sampler nearest / clamp-to-edge. Out-of-range
+//!   loads (coordinate, layer, level, sample) read zero. 3D, cube and arrayed
+//!   multisampled textures are an `unsupported:` error.
 
 mod exec;
 mod linalg;

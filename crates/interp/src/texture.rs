@@ -1,4 +1,5 @@
-//! Textures and samplers: 1D, 2D and 2D-array textures with one mip level; nearest and
+//! Textures and samplers: 1D, 2D and 2D-array textures with one mip level, and
+//! multisampled 2D textures (colour and depth) of `samples` samples per texel; nearest and
 //! linear filtering; clamp-to-edge, repeat and mirror-repeat addressing.
 //!
 //! Texels hold four 32-bit channels: f32 bits for float and depth textures, the integer
@@ -6,30 +7,58 @@
 //! (unorm8 / snorm8 rounding, f16 rounding, 8-bit integer truncation). Mip levels, bias
 //! and gradients are not modelled: every sample reads level 0 (documented limitation).
 //! Out-of-range `texture_load` reads zero and out-of-range `texture_store` is dropped
-//! (WGSL allows this). A depth-compare sample returns 1.0 when `reference <= texel`
+//! (WGSL allows this): a coordinate, layer, mip level (anything but 0) or sample index
+//! (`>= samples`) outside the texture reads zero, as naga's `ReadZeroSkipWrite` policy
+//! does. A texture's samples of one texel are adjacent in `texels` (sample-major last). A depth-compare sample returns 1.0 when `reference <= texel`
 //! under the default comparison (`less-equal`), else 0.0, without filtering.
 
 use oxir_ir::types::TexelFormat;
 
-/// A texture: `width × height × layers` texels, layer-major then row-major.
+/// A texture: `width × height × layers` texels of `samples` samples each, layer-major,
+/// then row-major, then sample by sample (`texels.len() == width * height * layers *
+/// samples`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Texture {
     pub width: u32,
     pub height: u32,
     pub layers: u32,
+    /// Samples per texel: 1 unless multisampled.
+    pub samples: u32,
     pub texels: Vec<[u32; 4]>,
 }
 
 impl Texture {
-    /// A zero-filled texture.
+    /// A zero-filled single-sampled texture.
     pub fn new(width: u32, height: u32, layers: u32) -> Self {
-        let n = (width.max(1) * height.max(1) * layers.max(1)) as usize;
+        Texture::multisampled(width, height, layers, 1)
+    }
+
+    /// A zero-filled texture of `samples` samples per texel (sides and samples at least 1).
+    pub fn multisampled(width: u32, height: u32, layers: u32, samples: u32) -> Self {
+        let n = [width, height, layers, samples]
+            .iter()
+            .fold(1usize, |n, &x| n.saturating_mul(x.max(1) as usize));
         Texture {
             width: width.max(1),
             height: height.max(1),
             layers: layers.max(1),
+            samples: samples.max(1),
             texels: vec![[0; 4]; n],
         }
+    }
+
+    /// The index in `texels` of sample `sample` of a texel (all in range).
+    pub fn sample_index(&self, x: u32, y: u32, layer: u32, sample: u32) -> usize {
+        self.index(x, y, layer) * self.samples as usize + sample as usize
+    }
+
+    /// Sample `sample` of the texel at integer coordinates, `None` out of range.
+    pub fn texel_sample(&self, x: i64, y: i64, layer: i64, sample: i64) -> Option<[u32; 4]> {
+        if sample < 0 || sample >= i64::from(self.samples) {
+            return None;
+        }
+        self.texel(x, y, layer)?;
+        Some(self.texels[self.sample_index(x as u32, y as u32, layer as u32, sample as u32)])
     }
 
     /// A one-layer float texture from RGBA values (row-major).
@@ -56,17 +85,17 @@ impl Texture {
         {
             return None;
         }
-        Some(self.texels[self.index(x as u32, y as u32, layer as u32)])
+        Some(self.texels[self.sample_index(x as u32, y as u32, layer as u32, 0)])
     }
 
     /// The RGBA float value of a texel.
     pub fn texel_f32(&self, x: u32, y: u32, layer: u32) -> [f32; 4] {
-        self.texels[self.index(x, y, layer)].map(f32::from_bits)
+        self.texels[self.sample_index(x, y, layer, 0)].map(f32::from_bits)
     }
 
     pub(crate) fn store(&mut self, x: i64, y: i64, layer: i64, value: [u32; 4]) {
         if self.texel(x, y, layer).is_some() {
-            let i = self.index(x as u32, y as u32, layer as u32);
+            let i = self.sample_index(x as u32, y as u32, layer as u32, 0);
             self.texels[i] = value;
         }
     }

@@ -85,3 +85,122 @@ fn addressing_modes_and_nearest_filtering() {
     assert_eq!(sample(Filter::Linear, AddressMode::Repeat, 0.0), 1.5);
     assert_eq!(sample(Filter::Linear, AddressMode::ClampToEdge, 0.0), 0.0);
 }
+
+/// Every sample of a 2×2 multisampled texture of 4 samples holds a distinct value; the
+/// kernel reads each one (and one past the last sample, one past the edge, and a depth
+/// texture's samples), and the counts.
+const MS_KERNEL: &str = "
+@group(0) @binding(0) var t: texture_multisampled_2d<u32>;
+@group(0) @binding(1) var d: texture_depth_multisampled_2d;
+@group(0) @binding(2) var ti: texture_multisampled_2d<i32>;
+@group(0) @binding(3) var<storage, read_write> out: array<u32>;
+@compute @workgroup_size(1)
+fn main() {
+    for (var i = 0u; i < 16u; i++) {
+        let texel = i / 4u;
+        let c = vec2<u32>(texel % 2u, texel / 2u);
+        out[i] = textureLoad(t, c, i32(i % 4u)).x;
+    }
+    out[16] = textureLoad(t, vec2<i32>(1, 1), 4).x;
+    out[17] = textureLoad(t, vec2<i32>(1, 1), -1).x;
+    out[18] = textureLoad(t, vec2<i32>(2, 0), 0).x;
+    out[19] = textureNumSamples(t);
+    let dim = textureDimensions(t);
+    out[20] = dim.x;
+    out[21] = dim.y;
+    out[22] = u32(textureLoad(d, vec2<i32>(0, 1), 2) * 8.0);
+    out[23] = textureNumSamples(d);
+    out[24] = bitcast<u32>(textureLoad(ti, vec2<i32>(0, 0), 1).y);
+    out[25] = textureNumSamples(ti);
+}
+";
+
+#[test]
+fn multisampled_loads_read_each_sample() {
+    let module = compile_wgsl(MS_KERNEL);
+    for m in [module.clone(), normalized(&module), structurized(&module)] {
+        let mut resources = Resources::default();
+        let mut t = Texture::multisampled(2, 2, 1, 4);
+        assert_eq!(t.texels.len(), 16);
+        // Sample s of texel (x, y) holds 100 * (y * 2 + x) + s + 1: all distinct, none zero.
+        for y in 0..2 {
+            for x in 0..2 {
+                for s in 0..4 {
+                    let i = t.sample_index(x, y, 0, s);
+                    t.texels[i] = [100 * (y * 2 + x) + s + 1, 7, 7, 7];
+                }
+            }
+        }
+        resources.textures.insert((0, 0), t);
+        let mut depth = Texture::multisampled(1, 2, 1, 8);
+        let i = depth.sample_index(0, 1, 0, 2);
+        depth.texels[i] = [0.625f32.to_bits(), 0, 0, 0];
+        resources.textures.insert((0, 1), depth);
+        let mut ti = Texture::multisampled(1, 1, 1, 2);
+        ti.texels[1] = [0, (-3i32) as u32, 0, 0];
+        resources.textures.insert((0, 2), ti);
+        let mut buffers = Buffers::new();
+        buffers.insert((0, 3), vec![0; 4 * 26]);
+        oxir_interp::dispatch_with_resources(
+            &m,
+            "main",
+            [1, 1, 1],
+            &mut buffers,
+            &mut resources,
+            &Default::default(),
+        )
+        .unwrap();
+        let out: Vec<u32> = buffers[&(0, 3)]
+            .chunks(4)
+            .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+            .collect();
+        let expected: Vec<u32> = (0..16).map(|i| 100 * (i / 4) + i % 4 + 1).collect();
+        assert_eq!(&out[..16], &expected[..], "each sample");
+        assert_eq!(out[16], 0, "sample index past the last sample reads zero");
+        assert_eq!(out[17], 0, "negative sample index reads zero");
+        assert_eq!(out[18], 0, "coordinate past the edge reads zero");
+        assert_eq!(out[19], 4, "textureNumSamples");
+        assert_eq!(&out[20..22], &[2, 2], "textureDimensions");
+        assert_eq!(out[22], 5, "depth sample 2 of (0, 1) is 0.625");
+        assert_eq!(out[23], 8, "depth textureNumSamples");
+        assert_eq!(out[24], (-3i32) as u32, "i32 sample 1, channel y");
+        assert_eq!(out[25], 2, "i32 textureNumSamples");
+    }
+}
+
+/// A mip level other than 0 reads zero (the textures have one level), as an out-of-range
+/// coordinate does.
+#[test]
+fn load_past_the_last_level_reads_zero() {
+    let module = compile_wgsl(
+        "@group(0) @binding(0) var t: texture_2d<u32>;
+         @group(0) @binding(1) var<storage, read_write> out: array<u32>;
+         @compute @workgroup_size(1)
+         fn main() {
+             out[0] = textureLoad(t, vec2<i32>(0, 0), 0).x;
+             out[1] = textureLoad(t, vec2<i32>(0, 0), 1).x;
+             out[2] = textureLoad(t, vec2<i32>(0, 0), -1).x;
+             out[3] = textureNumLevels(t);
+         }",
+    );
+    let mut resources = Resources::default();
+    let mut t = Texture::new(1, 1, 1);
+    t.texels[0] = [9, 0, 0, 0];
+    resources.textures.insert((0, 0), t);
+    let mut buffers = Buffers::new();
+    buffers.insert((0, 1), vec![0; 16]);
+    oxir_interp::dispatch_with_resources(
+        &module,
+        "main",
+        [1, 1, 1],
+        &mut buffers,
+        &mut resources,
+        &Default::default(),
+    )
+    .unwrap();
+    let out: Vec<u32> = buffers[&(0, 1)]
+        .chunks(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    assert_eq!(out, [9, 0, 0, 1]);
+}

@@ -11,10 +11,17 @@
 //!   (a multiple of 6 for cubes, 6 for a plain cube, with `width == height`), depth for 3D
 //!   ones, 1 where the shape has no such axis. Texel data is tightly packed, layer (or
 //!   slice) by layer, row by row.
-//! - Refused as [`Error::Unsupported`] before any Vulkan object exists: multisampled
-//!   images, dimensions other than 1D / 2D / 3D / cube, arrayed 3D images, formats outside
-//!   the table, extents that do not fit the shape, and formats the device cannot use
-//!   that way (checked by the runner against the device's format properties).
+//! - Multisampled images: 2D, not arrayed, sampled (not storage), of `samples` samples
+//!   per texel (2..=64, a power of two, [`sample_count`]); they take no texel data and
+//!   start at zero (the runner clears them with `vkCmdClearColorImage` /
+//!   `vkCmdClearDepthStencilImage`, no buffer copy), and read back as zeros of the
+//!   single-sampled size.
+//! - Refused as [`Error::Unsupported`] before any Vulkan object exists: arrayed or
+//!   non-2D multisampled images, a sample count on a single-sampled image, dimensions
+//!   other than 1D / 2D / 3D / cube, arrayed 3D images, formats outside the table,
+//!   extents that do not fit the shape, and formats or sample counts the device cannot
+//!   use that way (checked by the runner against the device's format properties and its
+//!   `sampledImage*SampleCounts` limits).
 //! - Samplers: nearest filtering (min, mag and mip), clamp-to-edge on every axis, level 0
 //!   only — the interpreter's default sampler. A sampler that reflection saw used for
 //!   depth comparison ([`crate::reflect::Binding::comparison`]) compares with
@@ -102,9 +109,9 @@ pub fn shape(info: &ImageInfo, extent: [u32; 3]) -> Result<Shape, Error> {
             describe(info)
         )))
     };
-    if info.multisampled {
+    if info.multisampled && (info.dim != Dim::Dim2D || info.arrayed) {
         return Err(Error::Unsupported(format!(
-            "{} images (the runner cannot upload or read back multisampled images)",
+            "{} images (the runner makes multisampled images 2D and not arrayed)",
             describe(info)
         )));
     }
@@ -232,6 +239,28 @@ fn describe(info: &ImageInfo) -> String {
         },
         if info.arrayed { "arrayed " } else { "" }
     )
+}
+
+/// The Vulkan sample count of `samples` samples per texel for an image of `info`'s shape:
+/// 1 for a single-sampled image, 2..=64 (a power of two) for a multisampled one.
+pub fn sample_count(info: &ImageInfo, samples: u32) -> Result<vk::SampleCountFlags, Error> {
+    if !info.multisampled {
+        return if samples == 1 {
+            Ok(vk::SampleCountFlags::TYPE_1)
+        } else {
+            Err(Error::Unsupported(format!(
+                "{samples} samples for a {} image that is not multisampled",
+                describe(info)
+            )))
+        };
+    }
+    if !samples.is_power_of_two() || !(2..=64).contains(&samples) {
+        return Err(Error::Unsupported(format!(
+            "{samples} samples for a {} image (2, 4, 8, 16, 32 or 64)",
+            describe(info)
+        )));
+    }
+    Ok(vk::SampleCountFlags::from_raw(samples))
 }
 
 /// The image aspect of a format: depth for `D32_SFLOAT`, colour otherwise.

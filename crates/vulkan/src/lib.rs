@@ -67,6 +67,10 @@ pub struct BindingData {
     /// An image's `[width, height, depth-or-layers]`; `None` is [`images::default_extent`].
     /// Unused for buffers and samplers.
     pub extent: Option<[u32; 3]>,
+    /// An image's samples per texel: 1, or 2..=64 (a power of two the device supports for
+    /// the format) for a multisampled image, which must be given without texels (it
+    /// starts at zero). Unused for buffers and samplers.
+    pub samples: u32,
 }
 
 impl BindingData {
@@ -78,6 +82,7 @@ impl BindingData {
             kind,
             bytes,
             extent: None,
+            samples: 1,
         }
     }
 }

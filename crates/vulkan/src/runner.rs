@@ -227,6 +227,14 @@ struct ImagePlan {
     shape: images::Shape,
     size: u64,
     storage: bool,
+    /// `TYPE_1`, or the sample count of a multisampled image (cleared, never copied).
+    samples: vk::SampleCountFlags,
+}
+
+impl ImagePlan {
+    fn multisampled(&self) -> bool {
+        self.samples != vk::SampleCountFlags::TYPE_1
+    }
 }
 
 fn find_memory(
@@ -323,7 +331,7 @@ fn make_image(
         .extent(plan.shape.extent)
         .mip_levels(1)
         .array_layers(plan.shape.layers)
-        .samples(vk::SampleCountFlags::TYPE_1)
+        .samples(plan.samples)
         .tiling(vk::ImageTiling::OPTIMAL)
         .usage(usage)
         .sharing_mode(vk::SharingMode::EXCLUSIVE)
@@ -454,6 +462,17 @@ fn plan_images(
             let shape = images::shape(&info, extent).map_err(in_label)?;
             let (format, texel) = images::image_format(&info, b.kind).map_err(in_label)?;
             let size = images::data_size(extent, texel).map_err(in_label)?;
+            let samples = images::sample_count(&info, b.samples).map_err(in_label)?;
+            if info.multisampled && b.kind == DescriptorKind::StorageImage {
+                return Err(Error::Unsupported(format!(
+                    "{label}: multisampled storage images"
+                )));
+            }
+            if info.multisampled && !b.bytes.is_empty() {
+                return Err(Error::Unsupported(format!(
+                    "{label}: texels for a multisampled image (it starts at zero)"
+                )));
+            }
             if !b.bytes.is_empty() && b.bytes.len() as u64 != size {
                 return Err(Error::Interface(format!(
                     "{label}: {} bytes of texels given; a {}x{}x{} {format:?} image holds {size}",
@@ -468,6 +487,7 @@ fn plan_images(
                 shape,
                 size,
                 storage: b.kind == DescriptorKind::StorageImage,
+                samples,
             }))
         })
         .collect()
@@ -639,6 +659,27 @@ pub fn run_compute(
                 if plan.storage { "storage" } else { "sampled" }
             )));
         }
+        if plan.multisampled() {
+            let counts = match plan.format {
+                vk::Format::D32_SFLOAT => limits.sampled_image_depth_sample_counts,
+                vk::Format::R32G32B32A32_SINT | vk::Format::R32G32B32A32_UINT => {
+                    limits.sampled_image_integer_sample_counts
+                }
+                _ => limits.sampled_image_color_sample_counts,
+            };
+            if !counts.contains(plan.samples) {
+                return Err(Error::Unsupported(format!(
+                    "binding {}:{} ({}): the device cannot sample a {:?} image of {} samples \
+                     (sampledImage*SampleCounts {:#x})",
+                    b.set,
+                    b.binding,
+                    b.kind,
+                    plan.format,
+                    plan.samples.as_raw(),
+                    counts.as_raw()
+                )));
+            }
+        }
     }
 
     // Buffers, images and samplers.
@@ -672,14 +713,19 @@ pub fn run_compute(
             }
             (DescriptorKind::Sampler, _) => Bound::Sampler(sampler.expect("made above")),
             (_, Some(plan)) => {
-                let (staging, staging_mem) = host_buffer(
-                    &mut s,
-                    &d,
-                    &memory,
-                    plan.size,
-                    vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST,
-                    &b.bytes,
-                )?;
+                // A multisampled image is cleared, not copied: no staging buffer.
+                let (staging, staging_mem) = if plan.multisampled() {
+                    (vk::Buffer::null(), vk::DeviceMemory::null())
+                } else {
+                    host_buffer(
+                        &mut s,
+                        &d,
+                        &memory,
+                        plan.size,
+                        vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST,
+                        &b.bytes,
+                    )?
+                };
                 let (image, view) = make_image(&mut s, &d, &memory, plan)?;
                 Bound::Image {
                     image,
@@ -884,7 +930,8 @@ pub fn run_compute(
                 .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT),
         )
         .map_err(vk_err("vkBeginCommandBuffer"))?;
-        // Upload every image's texels and move it to the layout the shader uses.
+        // Upload every image's texels (clear a multisampled one to zero) and move it to the
+        // layout the shader uses.
         for r in &bound {
             if let Bound::Image {
                 image,
@@ -908,13 +955,34 @@ pub fn run_compute(
                         vk::PipelineStageFlags::TRANSFER,
                     ),
                 );
-                d.cmd_copy_buffer_to_image(
-                    cmd,
-                    *staging,
-                    *image,
-                    vk::ImageLayout::TRANSFER_DST_OPTIMAL,
-                    &[copy_region(plan)],
-                );
+                if !plan.multisampled() {
+                    d.cmd_copy_buffer_to_image(
+                        cmd,
+                        *staging,
+                        *image,
+                        vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+                        &[copy_region(plan)],
+                    );
+                } else if images::aspect(plan.format) == vk::ImageAspectFlags::DEPTH {
+                    d.cmd_clear_depth_stencil_image(
+                        cmd,
+                        *image,
+                        vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+                        &vk::ClearDepthStencilValue {
+                            depth: 0.0,
+                            stencil: 0,
+                        },
+                        &[whole(plan)],
+                    );
+                } else {
+                    d.cmd_clear_color_image(
+                        cmd,
+                        *image,
+                        vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+                        &vk::ClearColorValue { uint32: [0; 4] },
+                        &[whole(plan)],
+                    );
+                }
                 let (layout, access) = stage(plan.storage);
                 image_barrier(
                     &d,

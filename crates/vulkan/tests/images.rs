@@ -55,6 +55,7 @@ fn bindings() -> Vec<BindingData> {
         kind,
         bytes,
         extent: Some(extent),
+        samples: 1,
     };
     vec![
         image(
@@ -73,6 +74,7 @@ fn bindings() -> Vec<BindingData> {
             kind: DescriptorKind::Sampler,
             bytes: Vec::new(),
             extent: None,
+            samples: 1,
         },
         image(2, DescriptorKind::StorageImage, Vec::new(), [W, H, 1]),
         image(
@@ -239,6 +241,7 @@ fn unsupported_image_shapes_are_refused() {
         kind,
         bytes,
         extent,
+        samples: 1,
     };
     let out = BindingData::buffer(0, 1, DescriptorKind::StorageBuffer, vec![0; 16]);
     let expect = |e: Error, unsupported: bool, text: &str| {
@@ -248,18 +251,25 @@ fn unsupported_image_shapes_are_refused() {
             assert!(e.to_string().starts_with("unsupported: binding 0:0"), "{e}");
         }
     };
-    // Multisampled images cannot be uploaded or read back.
+    // A multisampled image needs 2..=64 (a power of two) samples and takes no texels; a
+    // single-sampled one takes no sample count.
     let ms = "@group(0) @binding(0) var t: texture_multisampled_2d<f32>;
         @group(0) @binding(1) var<storage, read_write> o: array<f32>;
         @compute @workgroup_size(1) fn main() { o[0] = textureLoad(t, vec2<i32>(0), 0).x; }";
-    let e = run(
-        ms,
-        &[
-            image(DescriptorKind::SampledImage, vec![], None),
-            out.clone(),
-        ],
-    );
-    expect(e, true, "multisampled 2D images");
+    let ms_image = |samples, bytes| BindingData {
+        samples,
+        ..image(DescriptorKind::SampledImage, bytes, None)
+    };
+    for samples in [1, 3, 128] {
+        let e = run(ms, &[ms_image(samples, vec![]), out.clone()]);
+        expect(
+            e,
+            true,
+            &format!("{samples} samples for a multisampled 2D image (2, 4, 8"),
+        );
+    }
+    let e = run(ms, &[ms_image(4, vec![0; 16]), out.clone()]);
+    expect(e, true, "texels for a multisampled image");
     // A 1D image has height 1; a non-arrayed 2D image one layer; cubes are square with 6
     // layers.
     let line = "@group(0) @binding(0) var t: texture_storage_1d<r32uint, write>;
@@ -287,6 +297,17 @@ fn unsupported_image_shapes_are_refused() {
     let e = run(
         flat,
         &[
+            BindingData {
+                samples: 4,
+                ..image(DescriptorKind::SampledImage, vec![], None)
+            },
+            out.clone(),
+        ],
+    );
+    expect(e, true, "4 samples for a 2D image that is not multisampled");
+    let e = run(
+        flat,
+        &[
             image(DescriptorKind::SampledImage, vec![], Some([0, 4, 1])),
             out.clone(),
         ],
@@ -303,6 +324,7 @@ fn unsupported_image_shapes_are_refused() {
         kind: DescriptorKind::Sampler,
         bytes: vec![],
         extent: None,
+        samples: 1,
     };
     for (extent, why) in [([4, 2, 6], "square"), ([4, 4, 5], "6 layers")] {
         let e = run(
@@ -376,6 +398,7 @@ fn depth_comparison_sampling_matches_the_interpreter() {
             kind: DescriptorKind::SampledImage,
             bytes: texels.iter().flat_map(|v| v.to_le_bytes()).collect(),
             extent: Some([4, 1, 1]),
+            samples: 1,
         },
         BindingData {
             set: 0,
@@ -383,6 +406,7 @@ fn depth_comparison_sampling_matches_the_interpreter() {
             kind: DescriptorKind::Sampler,
             bytes: vec![],
             extent: None,
+            samples: 1,
         },
         BindingData::buffer(0, 2, DescriptorKind::StorageBuffer, vec![0; 32]),
     ];
@@ -421,4 +445,81 @@ fn depth_comparison_sampling_matches_the_interpreter() {
     )
     .unwrap();
     assert_eq!(buffers[&(0, 2)], out[2]);
+}
+
+/// Multisampled colour (u32) and depth images bind as sampled images, report their sample
+/// count, and read zero in every sample (the runner clears them; the output buffer starts
+/// at 0xff bytes so a zero is written, not left).
+#[test]
+fn multisampled_images_bind_and_read_zero() {
+    const MS: &str = "
+        @group(0) @binding(0) var t: texture_multisampled_2d<u32>;
+        @group(0) @binding(1) var d: texture_depth_multisampled_2d;
+        @group(0) @binding(2) var<storage, read_write> o: array<u32>;
+        @compute @workgroup_size(1) fn main() {
+            let n = textureNumSamples(t);
+            o[0] = n;
+            o[1] = textureNumSamples(d);
+            let dim = textureDimensions(t);
+            o[2] = dim.x * 100u + dim.y;
+            var acc = 0u;
+            for (var s = 0u; s < n; s++) {
+                for (var y = 0u; y < dim.y; y++) {
+                    for (var x = 0u; x < dim.x; x++) {
+                        let v = textureLoad(t, vec2<u32>(x, y), s);
+                        acc |= v.x | v.y | v.z | v.w;
+                        acc |= bitcast<u32>(textureLoad(d, vec2<u32>(x, y), s));
+                    }
+                }
+            }
+            o[3] = acc;
+        }";
+    let words = spirv_of_wgsl("ms.wgsl", MS);
+    let interface = reflect(&words).unwrap();
+    for key in [(0, 0), (0, 1)] {
+        let info = interface.bindings[&key].image.unwrap();
+        assert!(info.multisampled && info.dim == Dim::Dim2D && !info.arrayed);
+        assert_eq!(interface.bindings[&key].kind, DescriptorKind::SampledImage);
+    }
+    assert!(interface.bindings[&(0, 1)].image.unwrap().depth);
+    if !vulkan_available("multisampled_images_bind_and_read_zero") {
+        return;
+    }
+    let ms = |binding, samples| BindingData {
+        set: 0,
+        binding,
+        kind: DescriptorKind::SampledImage,
+        bytes: vec![],
+        extent: Some([3, 2, 1]),
+        samples,
+    };
+    let out = BindingData::buffer(0, 2, DescriptorKind::StorageBuffer, vec![0xff; 16]);
+    // 4 samples: every device supports it for sampled colour, integer and depth images.
+    let result = run_compute(
+        &words,
+        &interface,
+        "main",
+        [1, 1, 1],
+        &[ms(0, 4), ms(1, 4), out.clone()],
+        &DeviceSelector::First,
+    )
+    .unwrap();
+    assert_eq!(words_u32(&result[2]), [4, 4, 302, 0]);
+    // A sampled multisampled image reads back as zeros of the single-sampled size.
+    assert_eq!(result[0], vec![0; 3 * 2 * 16]);
+    // 64 samples: run if the device can sample that many, else refused as unsupported.
+    match run_compute(
+        &words,
+        &interface,
+        "main",
+        [1, 1, 1],
+        &[ms(0, 64), ms(1, 64), out],
+        &DeviceSelector::First,
+    ) {
+        Ok(r) => assert_eq!(words_u32(&r[2]), [64, 64, 302, 0]),
+        Err(e) => {
+            assert!(matches!(e, Error::Unsupported(_)), "{e}");
+            assert!(e.to_string().contains("cannot sample"), "{e}");
+        }
+    }
 }

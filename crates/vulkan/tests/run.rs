@@ -22,6 +22,7 @@ fn clamp_scale_bindings(data: &[f32]) -> Vec<BindingData> {
             kind: DescriptorKind::UniformBuffer,
             bytes: params,
             extent: None,
+            samples: 1,
         },
         BindingData {
             set: 0,
@@ -29,6 +30,7 @@ fn clamp_scale_bindings(data: &[f32]) -> Vec<BindingData> {
             kind: DescriptorKind::StorageBuffer,
             bytes: f32s(data),
             extent: None,
+            samples: 1,
         },
     ]
 }

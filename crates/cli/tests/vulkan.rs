@@ -929,6 +929,26 @@ fn vulkan_engine_errors_and_spv_input() {
 /// Textures on both engines: `--texture` sizes, storage textures printed as JSON lines in
 /// binding order with the same bytes, known answers computed here by hand, and the usage
 /// errors of `--texture`.
+/// Each argument list is a usage error (exit 2, no device needed) naming `why`, on both
+/// engines.
+fn usage_errors_on_both_engines(
+    run: &dyn Fn(&str, &[&str]) -> std::process::Output,
+    cases: &[(&[&str], &str)],
+) {
+    for &(bad, why) in cases {
+        for engine in ["interp", "vulkan"] {
+            let out = run(engine, bad);
+            assert_eq!(
+                out.status.code(),
+                Some(2),
+                "{bad:?} {engine}: {}",
+                stderr(&out)
+            );
+            assert!(stderr(&out).contains(why), "{bad:?}: {}", stderr(&out));
+        }
+    }
+}
+
 #[test]
 fn storage_textures_on_both_engines() {
     let file = path("tests/shaders/textures.wgsl");
@@ -957,23 +977,15 @@ fn storage_textures_on_both_engines() {
         "0:0=3x2",
     ];
     // Usage errors (exit 2) need no device.
-    for (bad, why) in [
-        (&["--texture", "1:1=3"][..], "expected G:B=WxH[xL]"),
-        (&["--texture", "1:1=0x2"], "every side must be"),
-        (&["--texture", "0:7=2x2"], "no texture binding 0:7"),
-        (&["--texture", "1:1=2x2x3"], "one layer"),
-    ] {
-        for engine in ["interp", "vulkan"] {
-            let out = run(engine, bad);
-            assert_eq!(
-                out.status.code(),
-                Some(2),
-                "{bad:?} {engine}: {}",
-                stderr(&out)
-            );
-            assert!(stderr(&out).contains(why), "{bad:?}: {}", stderr(&out));
-        }
-    }
+    usage_errors_on_both_engines(
+        &run,
+        &[
+            (&["--texture", "1:1=3"], "expected G:B=WxH[xL]"),
+            (&["--texture", "1:1=0x2"], "every side must be"),
+            (&["--texture", "0:7=2x2"], "no texture binding 0:7"),
+            (&["--texture", "1:1=2x2x3"], "one layer"),
+        ],
+    );
     // A 1D storage texture and a cube: shapes checked against the declaration; the cube
     // runs on Vulkan (the interpreter does not sample cubes).
     let dir = temp_dir();
@@ -995,23 +1007,15 @@ fn storage_textures_on_both_engines() {
         a.extend_from_slice(extra);
         oxir(&a)
     };
-    for (bad, why) in [
-        (&["--texture", "0:0=4x2"][..], "height 1"),
-        (&["--texture", "0:1=4x2x6"], "square"),
-        (&["--texture", "0:1=4x4x12"], "6 layers"),
-        (&["--texture", "0:2=1x1"], "no texture binding 0:2"),
-    ] {
-        for engine in ["interp", "vulkan"] {
-            let out = run_cube(engine, bad);
-            assert_eq!(
-                out.status.code(),
-                Some(2),
-                "{bad:?} {engine}: {}",
-                stderr(&out)
-            );
-            assert!(stderr(&out).contains(why), "{bad:?}: {}", stderr(&out));
-        }
-    }
+    usage_errors_on_both_engines(
+        &run_cube,
+        &[
+            (&["--texture", "0:0=4x2"], "height 1"),
+            (&["--texture", "0:1=4x2x6"], "square"),
+            (&["--texture", "0:1=4x4x12"], "6 layers"),
+            (&["--texture", "0:2=1x1"], "no texture binding 0:2"),
+        ],
+    );
     let out = run_cube("interp", &["--texture", "0:0=4x1"]);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert!(stderr(&out).contains("unsupported"), "{}", stderr(&out));

@@ -7,6 +7,7 @@
 
 mod diagnostics;
 mod run;
+mod run_texdata;
 mod run_textures;
 mod run_vulkan;
 mod shaders;

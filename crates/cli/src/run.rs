@@ -3,7 +3,7 @@
 //!
 //! `oxir run INPUT --dispatch X[,Y[,Z]] [--entry NAME] [-O0|-O] [--engine interp|vulkan]
 //! [--device NAME|INDEX] [--buffer G:B=SPEC]... [--view G:B=TYPE]...
-//! [--texture G:B=WxH[xL][sN]]...
+//! [--texture G:B=WxH[xL][sN][:seed=S]]...
 //! [--default-size BYTES] [--max-instructions N] [--strict-bounds] [--shuffle SEED]`
 //!
 //! SPEC: `zero:BYTES`, `random:BYTES[:SEED]` (splitmix64 bytes), `@FILE` (raw bytes) or
@@ -14,10 +14,15 @@
 //! `-O` runs the `normalize` pipeline first; `-O0` (the default) runs the front-end
 //! output as is.
 //!
-//! Textures (`run_textures`): every texture is zero-filled, 1×1×1 (cubes 1×1×6) unless
-//! `--texture G:B=WxH[xL]` gives its size; a multisampled texture has 4 samples per texel
-//! unless `sN` gives `N` (2..=64, a power of two; a sample count on any other texture is a
-//! usage error); samplers are nearest / clamp-to-edge. Each
+//! Textures (`run_textures`): every texture is 1×1×1 (cubes 1×1×6) unless
+//! `--texture G:B=WxH[xL][sN][:seed=S]` gives its size; a multisampled texture has 4
+//! samples per texel unless `sN` gives `N` (2..=64, a power of two; a sample count on any
+//! other texture is a usage error). Texels start at zero, or with `:seed=S` at values of a
+//! splitmix64 generator seeded with `S` (`run_texdata`: raw words for 32-bit integer
+//! channels, multiples of 1/64 in [-4, 4) for float ones, multiples of 1/256 in [0, 1] for
+//! depth, values the format stores exactly for 8- and 16-bit storage formats), the same
+//! bits on both engines; a multisampled texture's contents are uniform (one drawn texel in
+//! every sample). Samplers are nearest / clamp-to-edge. Each
 //! storage texture is printed after the run as one more JSON line,
 //! `{"group":G,"binding":B,"texture":[W,H,L],"format":"rgba8unorm","hex":"..."}` (texels
 //! packed in the storage format); buffer and texture lines come in `(group, binding)`
@@ -61,10 +66,12 @@ pub struct RunArgs {
     /// Initial contents of a binding: G:B=SPEC (repeatable).
     #[arg(long = "buffer", value_name = "G:B=SPEC")]
     pub buffers: Vec<String>,
-    /// The size of a texture binding: G:B=WxH[xL][sN] (layers of arrays and cubes, depth
-    /// of 3D textures; default 1x1x1, cubes 1x1x6; N samples per texel of a multisampled
-    /// texture, default 4); its texels start at zero (repeatable).
-    #[arg(long = "texture", value_name = "G:B=WxH[xL][sN]")]
+    /// The size and contents of a texture binding: G:B=WxH[xL][sN][:seed=S] (layers of
+    /// arrays and cubes, depth of 3D textures; default 1x1x1, cubes 1x1x6; N samples per
+    /// texel of a multisampled texture, default 4); its texels start at zero, or at
+    /// splitmix64 values from seed S, the same on both engines (a multisampled texture
+    /// holds one value in every sample) (repeatable).
+    #[arg(long = "texture", value_name = "G:B=WxH[xL][sN][:seed=S]")]
     pub textures: Vec<String>,
     /// Print a binding's values as a scalar type: G:B=TYPE (u32, i32, f32).
     #[arg(long = "view", value_name = "G:B=TYPE")]
@@ -174,8 +181,8 @@ pub(crate) struct Request {
     pub groups: [u32; 3],
     pub given: BTreeMap<(u32, u32), Vec<u8>>,
     pub views: BTreeMap<(u32, u32), String>,
-    /// `--texture` sizes.
-    pub textures: BTreeMap<(u32, u32), ([u32; 3], Option<u32>)>,
+    /// `--texture` sizes and seeds.
+    pub textures: BTreeMap<(u32, u32), crate::run_textures::TextureGiven>,
 }
 
 pub(crate) fn parse_request(args: &RunArgs) -> Result<Request, Failure> {
@@ -216,8 +223,8 @@ pub(crate) fn parse_request(args: &RunArgs) -> Result<Request, Failure> {
     }
     let mut textures = BTreeMap::new();
     for t in &args.textures {
-        let (key, extent, samples) = crate::run_textures::parse_texture(t)?;
-        textures.insert(key, (extent, samples));
+        let (key, given) = crate::run_textures::parse_texture(t)?;
+        textures.insert(key, given);
     }
     Ok(Request {
         optimize,
@@ -388,10 +395,11 @@ fn run_interp(args: RunArgs) -> Result<(), Failure> {
     let tex_slots = crate::run_textures::module_textures(&module);
     let extents = crate::run_textures::extents(&request.textures, &tex_slots, &name)?;
     let mut resources = Resources::default();
-    for (key, extent) in &extents {
-        resources
-            .textures
-            .insert(*key, crate::run_textures::interp_texture(*extent));
+    for (key, size) in &extents {
+        resources.textures.insert(
+            *key,
+            crate::run_textures::interp_texture(&tex_slots[key], *size),
+        );
     }
     let report = oxir_interp::dispatch_with_resources(
         &module,
@@ -416,11 +424,9 @@ fn run_interp(args: RunArgs) -> Result<(), Failure> {
             continue;
         };
         let key = (b.group, b.binding);
-        let texture = resources
-            .textures
-            .get(&key)
-            .cloned()
-            .unwrap_or_else(|| crate::run_textures::interp_texture(extents[&key]));
+        let texture = resources.textures.get(&key).cloned().unwrap_or_else(|| {
+            crate::run_textures::interp_texture(&tex_slots[&key], extents[&key])
+        });
         textures.insert(
             key,
             TexOut {

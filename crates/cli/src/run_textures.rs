@@ -1,15 +1,18 @@
 //! Textures and samplers of `oxir run`, the same for both engines.
 //!
-//! - Every texture binding (sampled or storage) is `W×H×L` texels, all zero: `1×1×1` (a
-//!   cube `1×1×6`) unless `--texture G:B=WxH[xL]` says otherwise. `L` is the layer count of
+//! - Every texture binding (sampled or storage) is `W×H×L` texels: `1×1×1` (a cube
+//!   `1×1×6`) unless `--texture G:B=WxH[xL][sN][:seed=S]` says otherwise. Texels start at
+//!   zero, or with `:seed=S` at the seeded contents `run_texdata` specifies (every storage
+//!   format WGSL has and the 16-bit integer ones `.spv` inputs may declare; any other
+//!   format with a seed is a usage error). `L` is the layer count of
 //!   arrayed textures (a multiple of 6 for cube arrays, 6 for cubes) and the depth of 3D
 //!   ones; 1D textures have `H = 1`, non-arrayed 1D / 2D textures `L = 1`. A shape that does
 //!   not fit, or a `--texture` naming something that is not a texture, is a usage error.
 //! - A multisampled texture (`texture_multisampled_2d`, `texture_depth_multisampled_2d`)
 //!   has 4 samples per texel unless `--texture G:B=WxHsN` gives `N` (2, 4, 8, 16, 32 or
 //!   64; the Vulkan engine refuses a count the device cannot sample as "unsupported"). A
-//!   sample count on a texture that is not multisampled is a usage error. All samples
-//!   start at zero.
+//!   sample count on a texture that is not multisampled is a usage error. Its contents
+//!   are uniform: zero, or one seeded texel in every sample of every texel.
 //! - Every sampler is nearest / clamp-to-edge at level 0 (the interpreter's default, and
 //!   what `oxir-vulkan` creates).
 //! - After the run each storage texture is printed as one JSON line,
@@ -23,7 +26,7 @@
 use crate::diagnostics::Failure;
 use crate::run::usage;
 use oxir_interp::Texture;
-use oxir_ir::types::{TexelFormat, TextureDim};
+use oxir_ir::types::{SampledKind, TexelFormat, TextureDim};
 use oxir_ir::{AddressSpace, Module, TypeData};
 use std::collections::BTreeMap;
 
@@ -36,6 +39,15 @@ pub(crate) enum Dim {
     Cube,
     /// A SPIR-V dimension WGSL does not have (buffer, rect, subpass data).
     Other,
+}
+
+/// What a sampled texture's texels hold (storage textures: see their format).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Channel {
+    Float,
+    Sint,
+    Uint,
+    Depth,
 }
 
 /// Samples per texel of a multisampled texture when `--texture` gives none.
@@ -51,6 +63,8 @@ pub(crate) struct TexSlot {
     pub storage: Option<(&'static str, u32)>,
     /// A sampler (no texels).
     pub sampler: bool,
+    /// A sampled texture's channel kind (`Float` for storage textures and samplers).
+    pub channel: Channel,
 }
 
 /// What a run leaves in a storage texture.
@@ -89,12 +103,18 @@ pub(crate) fn module_textures(module: &Module) -> BTreeMap<(u32, u32), TexSlot> 
             TextureDim::Cube => Dim::Cube,
         };
         let slot = match module.types.get(g.ty) {
-            TypeData::Texture { shape, .. } => TexSlot {
+            TypeData::Texture { shape, kind } => TexSlot {
                 dim: dim(shape.dim),
                 arrayed: shape.arrayed,
                 multisampled: shape.multisampled,
                 storage: None,
                 sampler: false,
+                channel: match kind {
+                    SampledKind::Float => Channel::Float,
+                    SampledKind::Sint => Channel::Sint,
+                    SampledKind::Uint => Channel::Uint,
+                    SampledKind::Depth => Channel::Depth,
+                },
             },
             TypeData::StorageTexture { shape, format, .. } => TexSlot {
                 dim: dim(shape.dim),
@@ -102,6 +122,7 @@ pub(crate) fn module_textures(module: &Module) -> BTreeMap<(u32, u32), TexSlot> 
                 multisampled: shape.multisampled,
                 storage: Some((format.name(), texel_bytes(*format))),
                 sampler: false,
+                channel: Channel::Float,
             },
             TypeData::Sampler { .. } => TexSlot {
                 dim: Dim::Other,
@@ -109,6 +130,7 @@ pub(crate) fn module_textures(module: &Module) -> BTreeMap<(u32, u32), TexSlot> 
                 multisampled: false,
                 storage: None,
                 sampler: true,
+                channel: Channel::Float,
             },
             _ => continue,
         };
@@ -130,6 +152,7 @@ pub(crate) fn spv_textures(interface: &oxir_vulkan::Interface) -> BTreeMap<(u32,
                 multisampled: false,
                 storage: None,
                 sampler: true,
+                channel: Channel::Float,
             },
             (_, Some(info)) => TexSlot {
                 dim: match info.dim {
@@ -147,6 +170,12 @@ pub(crate) fn spv_textures(interface: &oxir_vulkan::Interface) -> BTreeMap<(u32,
                     _ => None,
                 },
                 sampler: false,
+                channel: match (info.depth, info.channel) {
+                    (true, _) => Channel::Depth,
+                    (false, oxir_vulkan::ChannelKind::Float) => Channel::Float,
+                    (false, oxir_vulkan::ChannelKind::Sint) => Channel::Sint,
+                    (false, oxir_vulkan::ChannelKind::Uint) => Channel::Uint,
+                },
             },
             _ => continue,
         };
@@ -155,23 +184,47 @@ pub(crate) fn spv_textures(interface: &oxir_vulkan::Interface) -> BTreeMap<(u32,
     out
 }
 
-/// A texture's size: `[width, height, layers-or-depth]` and samples per texel.
+/// A texture's size: `[width, height, layers-or-depth]`, samples per texel, and the seed
+/// of its contents (`None`: zero).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub(crate) struct TexSize {
     pub extent: [u32; 3],
     pub samples: u32,
+    pub seed: Option<u64>,
 }
 
-/// `--texture G:B=WxH[xL][sN]`: the binding, extent and sample count if given.
-pub(crate) type TextureArg = ((u32, u32), [u32; 3], Option<u32>);
+/// What `--texture` gives a binding: its extent, sample count and seed (if given).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) struct TextureGiven {
+    pub extent: [u32; 3],
+    pub samples: Option<u32>,
+    pub seed: Option<u64>,
+}
 
-/// `--texture G:B=WxH[xL][sN]`.
-pub(crate) fn parse_texture(text: &str) -> Result<TextureArg, Failure> {
-    let bad = || usage(format!("--texture `{text}`: expected G:B=WxH[xL][sN]"));
+const TEXTURE_SYNTAX: &str = "G:B=WxH[xL][sN][:seed=S]";
+
+/// `--texture G:B=WxH[xL][sN][:seed=S]`.
+pub(crate) fn parse_texture(text: &str) -> Result<((u32, u32), TextureGiven), Failure> {
+    let bad = || usage(format!("--texture `{text}`: expected {TEXTURE_SYNTAX}"));
     let (binding, size) = text.split_once('=').ok_or_else(bad)?;
     let (g, b) = binding.split_once(':').ok_or_else(bad)?;
     let num = |s: &str| s.trim().parse::<u32>().map_err(|_| bad());
     let key = (num(g)?, num(b)?);
+    let (size, seed) = match size.split_once(':') {
+        Some((size, seed)) => {
+            let seed = seed
+                .strip_prefix("seed=")
+                .and_then(|s| s.trim().parse::<u64>().ok())
+                .ok_or_else(|| {
+                    usage(format!(
+                        "--texture `{text}`: expected `:seed=S` (S a 64-bit unsigned seed) \
+                         after the size"
+                    ))
+                })?;
+            (size, Some(seed))
+        }
+        None => (size, None),
+    };
     let (size, samples) = match size.split_once('s') {
         Some((size, n)) => (size, Some(num(n)?)),
         None => (size, None),
@@ -194,14 +247,21 @@ pub(crate) fn parse_texture(text: &str) -> Result<TextureArg, Failure> {
             "--texture `{text}`: every side must be 1..=4096"
         )));
     }
-    Ok((key, extent, samples))
+    Ok((
+        key,
+        TextureGiven {
+            extent,
+            samples,
+            seed,
+        },
+    ))
 }
 
 /// The size of every texture binding: `--texture`, or 1×1×1 (cubes 1×1×6), with
 /// [`DEFAULT_SAMPLES`] samples when multisampled. Checks every `--texture` names a texture
 /// and fits its shape.
 pub(crate) fn extents(
-    given: &BTreeMap<(u32, u32), ([u32; 3], Option<u32>)>,
+    given: &BTreeMap<(u32, u32), TextureGiven>,
     slots: &BTreeMap<(u32, u32), TexSlot>,
     name: &str,
 ) -> Result<BTreeMap<(u32, u32), TexSize>, Failure> {
@@ -219,10 +279,10 @@ pub(crate) fn extents(
         if slot.sampler {
             continue;
         }
-        let (extent, samples) = match given.get(key) {
-            Some(e) => *e,
-            None if slot.dim == Dim::Cube => ([1, 1, 6], None),
-            None => ([1, 1, 1], None),
+        let (extent, samples, seed) = match given.get(key) {
+            Some(t) => (t.extent, t.samples, t.seed),
+            None if slot.dim == Dim::Cube => ([1, 1, 6], None, None),
+            None => ([1, 1, 1], None, None),
         };
         if samples.is_some() && !slot.multisampled {
             return Err(usage(format!(
@@ -254,15 +314,41 @@ pub(crate) fn extents(
                 key.0, key.1
             )));
         }
-        out.insert(*key, TexSize { extent, samples });
+        let size = TexSize {
+            extent,
+            samples,
+            seed,
+        };
+        if crate::run_texdata::contents(
+            slot,
+            TexSize {
+                extent: [1; 3],
+                ..size
+            },
+        )
+        .is_none()
+        {
+            return Err(usage(format!(
+                "{name}: --texture {}:{}: no seeded contents for storage format {}",
+                key.0,
+                key.1,
+                slot.storage.map_or("?", |s| s.0)
+            )));
+        }
+        out.insert(*key, size);
     }
     Ok(out)
 }
 
-/// The interpreter's zero texture of `size`.
-pub(crate) fn interp_texture(size: TexSize) -> Texture {
-    let [w, h, l] = size.extent;
-    Texture::multisampled(w, h, l, size.samples)
+/// The interpreter's texture of `size`: zero, or seeded (`run_texdata`).
+pub(crate) fn interp_texture(slot: &TexSlot, size: TexSize) -> Texture {
+    match crate::run_texdata::contents(slot, size) {
+        Some((texture, _)) => texture,
+        None => {
+            let [w, h, l] = size.extent;
+            Texture::multisampled(w, h, l, size.samples)
+        }
+    }
 }
 
 /// A texture's texels in `format`'s memory layout (see the module doc).

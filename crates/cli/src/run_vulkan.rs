@@ -11,8 +11,9 @@
 //! - A `.spv` INPUT (by extension, or by the SPIR-V magic number) runs as it is; its
 //!   bindings and their minimum sizes come from `oxir_vulkan::reflect`. `-O` and
 //!   `--stage` do not apply to it.
-//! - Textures and samplers as `run_textures` describes (the same sizes, zero texels and
-//!   nearest / clamp-to-edge samplers as the interpreter); each storage texture's texels
+//! - Textures and samplers as `run_textures` describes (the same sizes, the same zero or
+//!   seeded texels (`run_texdata`) and nearest / clamp-to-edge samplers as the
+//!   interpreter); each storage texture's texels
 //!   are read back from the device and printed. A texture binding the SPIR-V pipeline
 //!   removed is printed as zeros.
 //! - `--shuffle`, `--max-instructions` and `--strict-bounds` are interpreter options: with
@@ -112,7 +113,7 @@ pub fn run(args: RunArgs) -> Result<(), Failure> {
     let interface = oxir_vulkan::reflect(&words).map_err(|e| rejected(&name, e))?;
     let mut buffers = initial_buffers(&mut request, &slots, args.default_size, &name)?;
     let extents = crate::run_textures::extents(&request.textures, &tex_slots, &name)?;
-    let data = bound_data(&interface, &buffers, &extents, &name)?;
+    let data = bound_data(&interface, &buffers, &extents, &tex_slots, &name)?;
     let out = oxir_vulkan::run_compute(&words, &interface, &entry, request.groups, &data, &device)
         .map_err(|e| rejected(&name, e))?;
     let mut read_back = BTreeMap::new();
@@ -151,6 +152,7 @@ fn bound_data(
     interface: &Interface,
     buffers: &oxir_interp::Buffers,
     extents: &BTreeMap<(u32, u32), crate::run_textures::TexSize>,
+    tex_slots: &BTreeMap<(u32, u32), crate::run_textures::TexSlot>,
     name: &str,
 ) -> Result<Vec<BindingData>, Failure> {
     let mut data = Vec::new();
@@ -166,11 +168,19 @@ fn bound_data(
                     ),
                 ));
             }
+            // Seeded texels (one texel for a multisampled image, which the runner clears to
+            // it); none for zero.
+            let bytes = match (size, tex_slots.get(key)) {
+                (Some(size), Some(slot)) => crate::run_texdata::contents(slot, size)
+                    .map(|(_, bytes)| bytes)
+                    .unwrap_or_default(),
+                _ => Vec::new(),
+            };
             data.push(BindingData {
                 set: key.0,
                 binding: key.1,
                 kind: b.kind,
-                bytes: Vec::new(),
+                bytes,
                 extent: size.map(|s| s.extent),
                 samples: size.map_or(1, |s| s.samples),
             });

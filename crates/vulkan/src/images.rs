@@ -12,10 +12,11 @@
 //!   ones, 1 where the shape has no such axis. Texel data is tightly packed, layer (or
 //!   slice) by layer, row by row.
 //! - Multisampled images: 2D, not arrayed, sampled (not storage), of `samples` samples
-//!   per texel (2..=64, a power of two, [`sample_count`]); they take no texel data and
-//!   start at zero (the runner clears them with `vkCmdClearColorImage` /
-//!   `vkCmdClearDepthStencilImage`, no buffer copy), and read back as zeros of the
-//!   single-sampled size.
+//!   per texel (2..=64, a power of two, [`sample_count`]); they take no texel data (zero)
+//!   or exactly one texel (its bytes in the format, e.g. 16 for `R32G32B32A32_*`, 4 for
+//!   `D32_SFLOAT`) that every sample of every texel holds: the runner clears them with
+//!   `vkCmdClearColorImage` / `vkCmdClearDepthStencilImage` (no buffer copy can write
+//!   samples), and they read back as that texel repeated over the single-sampled size.
 //! - Refused as [`Error::Unsupported`] before any Vulkan object exists: arrayed or
 //!   non-2D multisampled images, a sample count on a single-sampled image, dimensions
 //!   other than 1D / 2D / 3D / cube, arrayed 3D images, formats outside the table,

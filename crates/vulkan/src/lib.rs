@@ -68,8 +68,8 @@ pub struct BindingData {
     /// Unused for buffers and samplers.
     pub extent: Option<[u32; 3]>,
     /// An image's samples per texel: 1, or 2..=64 (a power of two the device supports for
-    /// the format) for a multisampled image, which must be given without texels (it
-    /// starts at zero). Unused for buffers and samplers.
+    /// the format) for a multisampled image, which takes no texels (zero) or exactly one
+    /// texel that every sample holds (see [`images`]). Unused for buffers and samplers.
     pub samples: u32,
 }
 

@@ -229,6 +229,8 @@ struct ImagePlan {
     storage: bool,
     /// `TYPE_1`, or the sample count of a multisampled image (cleared, never copied).
     samples: vk::SampleCountFlags,
+    /// Bytes per texel.
+    texel: u32,
 }
 
 impl ImagePlan {
@@ -435,6 +437,16 @@ fn image_barrier(
     };
 }
 
+/// The clear value of a multisampled image: its one texel's 32-bit words (zero when no
+/// texel was given).
+fn clear_words(bytes: &[u8]) -> [u32; 4] {
+    let mut out = [0u32; 4];
+    for (w, c) in out.iter_mut().zip(bytes.chunks_exact(4)) {
+        *w = u32::from_le_bytes(c.try_into().expect("4 bytes"));
+    }
+    out
+}
+
 /// Checks every image binding's shape, format and data before anything is created.
 fn plan_images(
     interface: &Interface,
@@ -468,12 +480,15 @@ fn plan_images(
                     "{label}: multisampled storage images"
                 )));
             }
-            if info.multisampled && !b.bytes.is_empty() {
+            if info.multisampled && !b.bytes.is_empty() && b.bytes.len() as u64 != u64::from(texel)
+            {
                 return Err(Error::Unsupported(format!(
-                    "{label}: texels for a multisampled image (it starts at zero)"
+                    "{label}: {} bytes of texels for a multisampled image (it takes none, or \
+                     one texel of {texel} bytes that every sample holds)",
+                    b.bytes.len()
                 )));
             }
-            if !b.bytes.is_empty() && b.bytes.len() as u64 != size {
+            if !info.multisampled && !b.bytes.is_empty() && b.bytes.len() as u64 != size {
                 return Err(Error::Interface(format!(
                     "{label}: {} bytes of texels given; a {}x{}x{} {format:?} image holds {size}",
                     b.bytes.len(),
@@ -488,6 +503,7 @@ fn plan_images(
                 size,
                 storage: b.kind == DescriptorKind::StorageImage,
                 samples,
+                texel,
             }))
         })
         .collect()
@@ -930,9 +946,9 @@ pub fn run_compute(
                 .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT),
         )
         .map_err(vk_err("vkBeginCommandBuffer"))?;
-        // Upload every image's texels (clear a multisampled one to zero) and move it to the
-        // layout the shader uses.
-        for r in &bound {
+        // Upload every image's texels (clear a multisampled one to its one texel, or zero)
+        // and move it to the layout the shader uses.
+        for (b, r) in bindings.iter().zip(&bound) {
             if let Bound::Image {
                 image,
                 staging,
@@ -969,17 +985,20 @@ pub fn run_compute(
                         *image,
                         vk::ImageLayout::TRANSFER_DST_OPTIMAL,
                         &vk::ClearDepthStencilValue {
-                            depth: 0.0,
+                            depth: f32::from_bits(clear_words(&b.bytes)[0]),
                             stencil: 0,
                         },
                         &[whole(plan)],
                     );
                 } else {
+                    // The bits of the texel's four 32-bit channels, whatever their type.
                     d.cmd_clear_color_image(
                         cmd,
                         *image,
                         vk::ImageLayout::TRANSFER_DST_OPTIMAL,
-                        &vk::ClearColorValue { uint32: [0; 4] },
+                        &vk::ClearColorValue {
+                            uint32: clear_words(&b.bytes),
+                        },
                         &[whole(plan)],
                     );
                 }
@@ -1089,6 +1108,8 @@ pub fn run_compute(
                     read_memory(&d, *staging_mem, plan.size as usize)?
                 } else if b.bytes.is_empty() {
                     vec![0; plan.size as usize]
+                } else if plan.multisampled() {
+                    b.bytes.repeat((plan.size / u64::from(plan.texel)) as usize)
                 } else {
                     b.bytes.clone()
                 }

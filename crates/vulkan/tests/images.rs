@@ -251,7 +251,7 @@ fn unsupported_image_shapes_are_refused() {
             assert!(e.to_string().starts_with("unsupported: binding 0:0"), "{e}");
         }
     };
-    // A multisampled image needs 2..=64 (a power of two) samples and takes no texels; a
+    // A multisampled image needs 2..=64 (a power of two) samples and takes no texels or one; a
     // single-sampled one takes no sample count.
     let ms = "@group(0) @binding(0) var t: texture_multisampled_2d<f32>;
         @group(0) @binding(1) var<storage, read_write> o: array<f32>;
@@ -268,8 +268,8 @@ fn unsupported_image_shapes_are_refused() {
             &format!("{samples} samples for a multisampled 2D image (2, 4, 8"),
         );
     }
-    let e = run(ms, &[ms_image(4, vec![0; 16]), out.clone()]);
-    expect(e, true, "texels for a multisampled image");
+    let e = run(ms, &[ms_image(4, vec![0; 32]), out.clone()]);
+    expect(e, true, "32 bytes of texels for a multisampled image");
     // A 1D image has height 1; a non-arrayed 2D image one layer; cubes are square with 6
     // layers.
     let line = "@group(0) @binding(0) var t: texture_storage_1d<r32uint, write>;

@@ -272,15 +272,19 @@ struct Tally {
     order_dependent: Vec<String>,
     one_workgroup: Vec<String>,
     naga_restrict: Vec<String>,
-    /// Kernels with textures (their storage textures are compared too).
+    /// Kernels with textures (their storage textures are compared too), with their
+    /// texture count.
     textured: Vec<String>,
+    /// Seeded textures of the kernels compared with textures.
+    seeded_textures: usize,
     failures: Vec<String>,
 }
 
-/// The `--texture` sizes the equality test gives every texture binding of `module`: big
-/// enough that two workgroups write more than one texel, with two layers for arrays so
-/// that layer 1 exists.
-fn texture_args(module: &oxir_ir::Module) -> BTreeMap<(u32, u32), String> {
+/// The `--texture` sizes and seeds the equality test gives every texture binding of
+/// `module`: big enough that two workgroups write more than one texel, with two layers for
+/// arrays so that layer 1 exists, and seeded contents (`:seed=`, derived from `seed` and
+/// the binding) so that reading the wrong texel, layer or sample shows.
+fn texture_args(module: &oxir_ir::Module, seed: u64) -> BTreeMap<(u32, u32), String> {
     use oxir_ir::types::TextureDim;
     let mut out = BTreeMap::new();
     for (_, g) in module.globals.iter() {
@@ -297,9 +301,10 @@ fn texture_args(module: &oxir_ir::Module) -> BTreeMap<(u32, u32), String> {
             TextureDim::D3 => "4x4x4".to_string(),
             TextureDim::Cube => format!("8x8x{}", 6 * layers),
         };
+        let seed = seed ^ (u64::from(b.group) << 32 | u64::from(b.binding));
         out.insert(
             (b.group, b.binding),
-            format!("{}:{}={size}", b.group, b.binding),
+            format!("{}:{}={size}:seed={seed}", b.group, b.binding),
         );
     }
     out
@@ -361,15 +366,16 @@ fn check(case: &Case, dir: &Path, tally: &mut Tally) {
         (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
     });
     let inputs = inputs(&module, seed);
-    // Buffer files, then texture sizes (`texture G:B=WxH[xL]`), with their bindings.
+    // Buffer files, then texture sizes and seeds (`texture G:B=WxH[xL]:seed=S`), with their
+    // bindings.
     let mut bound_args: Vec<((u32, u32), String)> = Vec::new();
     for ((g, b), input) in &inputs {
         let f = dir.join(format!("{}-{g}-{b}.bin", label.replace([':', '/'], "_")));
         std::fs::write(&f, &input.bytes).unwrap();
         bound_args.push(((*g, *b), format!("{g}:{b}=@{}", f.display())));
     }
-    let textures = texture_args(&module);
-    let textured = !textures.is_empty();
+    let textures = texture_args(&module, seed);
+    let textured = textures.len();
     for (key, t) in textures {
         bound_args.push((key, format!("texture {t}")));
     }
@@ -496,8 +502,9 @@ fn check(case: &Case, dir: &Path, tally: &mut Tally) {
             .order_dependent
             .push(format!("{label}: {unstable_words} words"));
     }
-    if textured {
-        tally.textured.push(label.clone());
+    if textured > 0 {
+        tally.textured.push(format!("{label} ({textured})"));
+        tally.seeded_textures += textured;
     }
     if stdout(&interp) == stdout(&vulkan) || (unstable_words > 0 && max == 0) {
         tally.exact += 1;
@@ -625,8 +632,9 @@ fn interp_vulkan_and_naga_spirv_agree() {
         eprintln!("  within {ULP_BOUND} ULPs: {label}: max {max} ULPs");
     }
     eprintln!(
-        "  compared with textures ({}): {}",
+        "  compared with seeded textures ({} kernels, {} textures): {}",
         tally.textured.len(),
+        tally.seeded_textures,
         tally.textured.join(", ")
     );
     for s in &tally.order_dependent {
@@ -1105,4 +1113,131 @@ fn storage_textures_on_both_engines() {
     assert!(distinct.len() > 2, "{expected}");
     assert_eq!(go(mandel, "vulkan"), expected);
     assert_eq!(go(spv.to_str().unwrap(), "vulkan"), expected);
+}
+
+/// A kernel that copies every texel (every layer, every sample) of seeded textures into a
+/// buffer, and writes one texel of a seeded storage texture.
+const SEEDED_KERNEL: &str = "\
+@group(0) @binding(0) var a: texture_2d_array<f32>;
+@group(0) @binding(1) var b: texture_2d<i32>;
+@group(0) @binding(2) var m: texture_multisampled_2d<u32>;
+@group(0) @binding(3) var d: texture_depth_2d;
+@group(0) @binding(4) var<storage, read_write> o: array<u32>;
+@group(0) @binding(5) var s: texture_storage_2d<rgba8unorm, write>;
+fn put(i: u32, v: vec4<u32>) { o[i] = v.x; o[i + 1u] = v.y; o[i + 2u] = v.z; o[i + 3u] = v.w; }
+@compute @workgroup_size(1) fn main() {
+  var i = 0u;
+  for (var l = 0; l < 2; l++) { for (var y = 0; y < 2; y++) { for (var x = 0; x < 3; x++) {
+    put(i, bitcast<vec4<u32>>(textureLoad(a, vec2<i32>(x, y), l, 0))); i += 4u;
+  } } }
+  for (var y = 0; y < 3; y++) { for (var x = 0; x < 2; x++) {
+    put(i, bitcast<vec4<u32>>(textureLoad(b, vec2<i32>(x, y), 0))); i += 4u;
+  } }
+  for (var y = 0; y < 2; y++) { for (var x = 0; x < 2; x++) { for (var k = 0; k < 4; k++) {
+    put(i, textureLoad(m, vec2<i32>(x, y), k)); i += 4u;
+  } } }
+  for (var x = 0; x < 3; x++) { o[i] = bitcast<u32>(textureLoad(d, vec2<i32>(x, 0), 0)); i += 1u; }
+  textureStore(s, vec2<i32>(1, 1), vec4<f32>(1.0, 0.0, 1.0, 0.0));
+}
+";
+
+/// The seeded-contents specification of `oxir run --texture ...:seed=S`, written out here
+/// from the documentation (not the code under test): splitmix64 from `S`, one draw `v` per
+/// stored channel in memory order; f32 channels `((v & 511) - 256) / 64`, 32-bit integer
+/// channels the low 32 bits, depth `(v % 257) / 256`, `rgba8unorm` bytes `v & 255`; a
+/// multisampled texture holds its first drawn texel in every sample.
+fn seeded_words(seed: u64, texels: usize, channels: usize, f: impl Fn(u64) -> u32) -> Vec<u32> {
+    let mut state = seed;
+    (0..texels * channels)
+        .map(|_| f(vulkan_support::next(&mut state)))
+        .collect()
+}
+
+#[test]
+fn seeded_textures_read_the_same_on_both_engines() {
+    // Its own folder: other tests remove `temp_dir()` when they end.
+    let dir = std::env::temp_dir().join(format!("oxir-cli-seeded-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("seeded.wgsl");
+    std::fs::write(&file, SEEDED_KERNEL).unwrap();
+    let float = |v: u64| (((v & 511) as i32 - 256) as f32 / 64.0).to_bits();
+    let mut want: Vec<u32> = seeded_words(11, 12, 4, float);
+    want.extend(seeded_words(12, 6, 4, |v| v as u32));
+    let ms = seeded_words(13, 1, 4, |v| v as u32);
+    for _ in 0..2 * 2 * 4 {
+        want.extend(&ms);
+    }
+    want.extend(seeded_words(14, 3, 1, |v| {
+        ((v % 257) as f32 / 256.0).to_bits()
+    }));
+    let want: Vec<u8> = want.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let mut storage: Vec<u8> = seeded_words(15, 4, 4, |v| (v & 255) as u32)
+        .into_iter()
+        .map(|b| b as u8)
+        .collect();
+    storage[12..16].copy_from_slice(&[255, 0, 255, 0]);
+    // The generator's values are not all alike (a test of zeros would pass on zeros).
+    assert!(want.chunks(4).filter(|w| *w == [0; 4]).count() < 4);
+    let run = |engine: &str| {
+        oxir(&[
+            "run",
+            file.to_str().unwrap(),
+            "--dispatch",
+            "1",
+            "--engine",
+            engine,
+            "--texture",
+            "0:0=3x2x2:seed=11",
+            "--texture",
+            "0:1=2x3:seed=12",
+            "--texture",
+            "0:2=2x2s4:seed=13",
+            "--texture",
+            "0:3=3x1:seed=14",
+            "--texture",
+            "0:5=2x2:seed=15",
+            "--buffer",
+            &format!("0:4=zero:{}", want.len()),
+        ])
+    };
+    let mut engines = vec!["interp"];
+    if vulkan_available("seeded_textures_read_the_same_on_both_engines") {
+        engines.push("vulkan");
+    }
+    let mut outs = Vec::new();
+    for engine in engines {
+        let out = run(engine);
+        assert_eq!(out.status.code(), Some(0), "{engine}: {}", stderr(&out));
+        let lines = parse_lines(&stdout(&out));
+        assert_eq!(lines[&(0, 4)], want, "{engine}: the copied texels");
+        assert_eq!(lines[&(0, 5)], storage, "{engine}: the storage texture");
+        outs.push(stdout(&out));
+    }
+    if outs.len() == 2 {
+        assert_eq!(outs[0], outs[1]);
+    }
+    // Bad `:seed=` syntax is a usage error on both engines.
+    let file = file.to_str().unwrap().to_string();
+    let bad_run = |engine: &str, extra: &[&str]| {
+        let mut a = vec!["run", &file, "--dispatch", "1", "--engine", engine];
+        a.extend_from_slice(extra);
+        oxir(&a)
+    };
+    usage_errors_on_both_engines(
+        &bad_run,
+        &[
+            (&["--texture", "0:0=3x2x2:sead=1"], "expected `:seed=S`"),
+            (&["--texture", "0:0=3x2x2:seed=-1"], "expected `:seed=S`"),
+            (&["--texture", "0:0=3x2x2:seed="], "expected `:seed=S`"),
+            (
+                &["--texture", "0:0=3x2x2:seed=1:seed=2"],
+                "expected `:seed=S`",
+            ),
+            (
+                &["--texture", "0:0=3x2x2seed=1"],
+                "expected G:B=WxH[xL][sN][:seed=S]",
+            ),
+        ],
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -54,8 +54,10 @@ fn corpus_dir() -> Option<PathBuf> {
     }
 }
 
-fn temp_dir() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("oxir-cli-vulkan-{}", std::process::id()));
+/// A scratch folder for one test (tests run in parallel in one process, and some remove
+/// their folder when they end).
+fn temp_dir(test: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("oxir-cli-vulkan-{test}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
@@ -607,7 +609,7 @@ fn interp_vulkan_and_naga_spirv_agree() {
         return;
     }
     let started = std::time::Instant::now();
-    let dir = temp_dir();
+    let dir = temp_dir("agree");
     let mut tally = Tally::default();
     let cases = cases();
     for case in &cases {
@@ -713,7 +715,7 @@ fn vulkan_engine_errors_and_spv_input() {
         stderr(&out)
     );
     // Garbage and truncated SPIR-V: exit 1 naming the problem, before any device is needed.
-    let dir = temp_dir();
+    let dir = temp_dir("errors");
     let garbage = dir.join("garbage.spv");
     std::fs::write(&garbage, b"this is not SPIR-V at all").unwrap();
     let out = oxir(&[
@@ -996,7 +998,7 @@ fn storage_textures_on_both_engines() {
     );
     // A 1D storage texture and a cube: shapes checked against the declaration; the cube
     // runs on Vulkan (the interpreter does not sample cubes).
-    let dir = temp_dir();
+    let dir = temp_dir("textures");
     let cube = dir.join("cube.wgsl");
     std::fs::write(
         &cube,
@@ -1155,8 +1157,7 @@ fn seeded_words(seed: u64, texels: usize, channels: usize, f: impl Fn(u64) -> u3
 
 #[test]
 fn seeded_textures_read_the_same_on_both_engines() {
-    // Its own folder: other tests remove `temp_dir()` when they end.
-    let dir = std::env::temp_dir().join(format!("oxir-cli-seeded-{}", std::process::id()));
+    let dir = temp_dir("seeded");
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("seeded.wgsl");
     std::fs::write(&file, SEEDED_KERNEL).unwrap();

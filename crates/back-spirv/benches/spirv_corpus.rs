@@ -21,6 +21,7 @@
 
 use criterion::{Criterion, Throughput};
 use oxir_naga::{GlslStage, Validated};
+use oxir_test_support::corpus_dir;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
@@ -44,18 +45,6 @@ impl Shader {
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn corpus_dir() -> Option<PathBuf> {
-    let mut dir = repo().canonicalize().ok()?;
-    loop {
-        if dir.join("shared/corpus").is_dir() {
-            return Some(dir.join("shared/corpus"));
-        }
-        if !dir.pop() {
-            return None;
-        }
-    }
 }
 
 fn read_folder(dir: &Path, label: &str, out: &mut Vec<Shader>) {

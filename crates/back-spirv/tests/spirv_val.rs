@@ -3,6 +3,7 @@
 
 use oxir_naga::{GlslStage, LowerOptions, ShaderSource};
 use oxir_spirv::{compile, Error, Options, TargetEnv};
+use oxir_test_support::corpus_dir;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -238,18 +239,6 @@ fn random_kernels_pass_spirv_val_or_are_refused() {
     }
     println!("random kernels: {written} written, {refused} refused");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-}
-
-/// The corpus (`shared/corpus`, found by walking up from the repository root).
-fn corpus_dir() -> Option<PathBuf> {
-    let mut dir = repo_root().canonicalize().ok()?;
-    loop {
-        let c = dir.join("shared/corpus");
-        if c.is_dir() {
-            return Some(c);
-        }
-        dir = dir.parent()?.to_path_buf();
-    }
 }
 
 fn walk(dir: &Path, out: &mut Vec<PathBuf>) {

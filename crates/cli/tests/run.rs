@@ -3,20 +3,9 @@
 
 mod common;
 
-use common::{oxir, path, repo, stderr, stdout};
+use common::{oxir, path, stderr, stdout};
+use oxir_test_support::corpus_dir;
 use std::path::PathBuf;
-
-fn corpus_dir() -> Option<PathBuf> {
-    let mut dir = repo().canonicalize().ok()?;
-    loop {
-        if dir.join("shared/corpus").is_dir() {
-            return Some(dir.join("shared/corpus"));
-        }
-        if !dir.pop() {
-            return None;
-        }
-    }
-}
 
 #[test]
 fn clamp_scale_json_lines_with_values() {

@@ -23,7 +23,8 @@
 mod common;
 mod vulkan_support;
 
-use common::{oxir, path, repo, stderr, stdout};
+use common::{oxir, path, stderr, stdout};
+use oxir_test_support::corpus_dir;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -40,18 +41,6 @@ fn vulkan_available(test: &str) -> bool {
     }
     eprintln!("SKIPPED {test}: no Vulkan: {why}");
     false
-}
-
-fn corpus_dir() -> Option<PathBuf> {
-    let mut dir = repo().canonicalize().ok()?;
-    loop {
-        if dir.join("shared/corpus").is_dir() {
-            return Some(dir.join("shared/corpus"));
-        }
-        if !dir.pop() {
-            return None;
-        }
-    }
 }
 
 /// A scratch folder for one test (tests run in parallel in one process, and some remove

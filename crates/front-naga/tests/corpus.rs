@@ -7,25 +7,10 @@
 //! message. The test prints the counts and the tally of refused features.
 
 use oxir_naga::{GlslStage, LowerError, LowerOptions, ShaderSource, SourcePosition};
+use oxir_test_support::corpus_dir;
 use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
-
-/// `$OXIR_CORPUS_DIR`, else the first `shared/corpus` beside the repository or one of
-/// its parents (`../shared/corpus` from the repository root; a git worktree under
-/// `wt/` finds the same folder one level further up).
-fn corpus_dir() -> PathBuf {
-    if let Some(dir) = std::env::var_os("OXIR_CORPUS_DIR") {
-        return PathBuf::from(dir);
-    }
-    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let repo = repo.canonicalize().unwrap_or(repo);
-    repo.ancestors()
-        .skip(1)
-        .map(|dir| dir.join("shared/corpus"))
-        .find(|dir| dir.is_dir())
-        .unwrap_or_else(|| repo.join("../shared/corpus"))
-}
 
 fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
@@ -110,7 +95,8 @@ fn run(path: &Path) -> Outcome {
 
 #[test]
 fn corpus_lowers_or_refuses_without_panics() {
-    let dir = corpus_dir();
+    let dir =
+        corpus_dir().unwrap_or_else(|| oxir_test_support::repo_root().join("../shared/corpus"));
     if !dir.is_dir() {
         println!("SKIPPED: no shader corpus at {}", dir.display());
         return;

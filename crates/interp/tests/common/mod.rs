@@ -2,24 +2,12 @@
 use oxir_interp::Buffers;
 use oxir_ir::Module;
 use oxir_naga::{GlslStage, LowerOptions, ShaderSource};
+#[allow(unused_imports)]
+pub use oxir_test_support::corpus_dir;
 use std::path::{Path, PathBuf};
 
 pub fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-/// `shared/corpus` found by walking up from the repository root.
-pub fn corpus_dir() -> Option<PathBuf> {
-    let mut dir = repo_root().canonicalize().ok()?;
-    loop {
-        let candidate = dir.join("shared/corpus");
-        if candidate.is_dir() {
-            return Some(candidate);
-        }
-        if !dir.pop() {
-            return None;
-        }
-    }
 }
 
 pub fn compile_file(path: &Path) -> Module {

@@ -389,16 +389,3 @@ block4:
     let text = print_module(&module, View::Flat);
     assert!(text.contains("= eq v1, "), "{text}");
 }
-
-/// Opt-in: `OXIR_RESTRUCTURE_DEBUG=file.oxir cargo test -p oxir-passes debug_print --
-/// --nocapture` prints what the pass makes of a file.
-#[test]
-fn debug_print() {
-    let Ok(path) = std::env::var("OXIR_RESTRUCTURE_DEBUG") else {
-        return;
-    };
-    let text = std::fs::read_to_string(path).expect("readable");
-    let mut module = parse_module(&text).expect("parses");
-    let info = run_on_module(&mut module);
-    eprintln!("{info:?}\n{}", print_module(&module, View::Flat));
-}

@@ -23,7 +23,7 @@
 mod common;
 mod vulkan_support;
 
-use common::{oxir, path, stderr, stdout};
+use common::{assert_exit, oxir, path, stderr, stdout};
 use oxir_test_support::corpus_dir;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -697,11 +697,10 @@ fn vulkan_engine_errors_and_spv_input() {
         .env("OXIR_VULKAN_LOADER", "/nonexistent/libvulkan.so")
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains("no Vulkan loader (libvulkan.so.1) found: install libvulkan1"),
-        "{}",
-        stderr(&out)
+    assert_exit(
+        &out,
+        1,
+        "no Vulkan loader (libvulkan.so.1) found: install libvulkan1",
     );
     // Garbage and truncated SPIR-V: exit 1 naming the problem, before any device is needed.
     let dir = temp_dir("errors");
@@ -715,12 +714,7 @@ fn vulkan_engine_errors_and_spv_input() {
         "--engine",
         "vulkan",
     ]);
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains("malformed SPIR-V"),
-        "{}",
-        stderr(&out)
-    );
+    assert_exit(&out, 1, "malformed SPIR-V");
     let spv = dir.join("clamp.spv");
     let compiled = oxir(&[
         "compile",
@@ -743,22 +737,16 @@ fn vulkan_engine_errors_and_spv_input() {
         "--engine",
         "vulkan",
     ]);
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains("malformed SPIR-V"),
-        "{}",
-        stderr(&out)
-    );
+    assert_exit(&out, 1, "malformed SPIR-V");
 
     if !vulkan_available("vulkan_engine_errors_and_spv_input") {
         return;
     }
     let out = with(&["--device", "no-such-device"]);
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains("no Vulkan device matches `no-such-device`; devices: 0: "),
-        "{}",
-        stderr(&out)
+    assert_exit(
+        &out,
+        1,
+        "no Vulkan device matches `no-such-device`; devices: 0: ",
     );
     let out = with(&["--device", "0"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
@@ -917,12 +905,7 @@ fn vulkan_engine_errors_and_spv_input() {
         .env("OXIR_VULKAN_TIMEOUT_MS", "200")
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains("did not finish within 200 ms"),
-        "{}",
-        stderr(&out)
-    );
+    assert_exit(&out, 1, "did not finish within 200 ms");
 }
 
 /// Textures on both engines: `--texture` sizes, storage textures printed as JSON lines in
@@ -1016,8 +999,7 @@ fn storage_textures_on_both_engines() {
         ],
     );
     let out = run_cube("interp", &["--texture", "0:0=4x1"]);
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    assert!(stderr(&out).contains("unsupported"), "{}", stderr(&out));
+    assert_exit(&out, 1, "unsupported");
 
     let interp = run("interp", &sizes);
     assert_eq!(interp.status.code(), Some(0), "{}", stderr(&interp));

@@ -32,3 +32,11 @@ pub fn stdout(output: &Output) -> String {
 pub fn stderr(output: &Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
 }
+
+/// Asserts that `output` exited with `code` and that its stderr names `needle`.
+#[track_caller]
+pub fn assert_exit(output: &Output, code: i32, needle: &str) {
+    let err = stderr(output);
+    assert_eq!(output.status.code(), Some(code), "{err}");
+    assert!(err.contains(needle), "expected `{needle}` in: {err}");
+}

@@ -72,56 +72,10 @@ pub fn opcode_support(op: Opcode) -> Support {
     }
 }
 
-/// Ops that lower to GLSL.std.450 instructions that exist for 16- and 32-bit floats only.
+/// Ops that lower to GLSL.std.450 instructions that exist for 16- and 32-bit floats only:
+/// the elementary functions.
 fn float32_only(op: Opcode) -> bool {
-    use Opcode::*;
-    matches!(
-        op,
-        Sin | Cos
-            | Tan
-            | Asin
-            | Acos
-            | Atan
-            | Atan2
-            | Sinh
-            | Cosh
-            | Tanh
-            | Asinh
-            | Acosh
-            | Atanh
-            | Exp
-            | Exp2
-            | Exp10
-            | Log
-            | Log2
-            | Log10
-            | Pow
-            | Degrees
-            | Radians
-    )
-}
-
-fn is_derivative(op: Opcode) -> bool {
-    use Opcode::*;
-    matches!(
-        op,
-        Dpdx | Dpdy
-            | Fwidth
-            | DpdxCoarse
-            | DpdyCoarse
-            | FwidthCoarse
-            | DpdxFine
-            | DpdyFine
-            | FwidthFine
-    )
-}
-
-/// Ops only compute kernels may use (barriers and workgroup-scope operations).
-fn is_kernel_only(op: Opcode) -> bool {
-    matches!(
-        op,
-        Opcode::WorkgroupBarrier | Opcode::StorageBarrier | Opcode::WorkgroupUniformLoad
-    )
+    op.is_elementary_function()
 }
 
 /// Ops whose lowering is written for 32-bit integers only.
@@ -333,7 +287,7 @@ impl Checker<'_> {
                         "`{op}` on 64-bit floats (GLSL.std.450 has 16- and 32-bit forms only)"
                     ));
                 }
-                if is_derivative(op) && scalar0.is_some_and(|s| s.bits != 32) {
+                if op.is_derivative() && scalar0.is_some_and(|s| s.bits != 32) {
                     return Err(format!(
                         "`{op}` on {}-bit floats (SPIR-V derivatives are 32-bit only)",
                         scalar0.map_or(0, |s| s.bits)
@@ -348,11 +302,11 @@ impl Checker<'_> {
                     }
                 }
                 if stage != "fragment"
-                    && (op.is_convergent() && !is_kernel_only(op) || op == Opcode::Discard)
+                    && (op.is_convergent() && !op.is_synchronisation() || op == Opcode::Discard)
                 {
                     return Err(format!("`{op}` outside a fragment entry point"));
                 }
-                if !is_kernel && is_kernel_only(op) {
+                if !is_kernel && op.is_synchronisation() {
                     return Err(format!("`{op}` in a {stage} entry point"));
                 }
                 if !is_kernel {

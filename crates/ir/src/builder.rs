@@ -33,7 +33,7 @@ use crate::function::{Function, FunctionKind, Signature};
 use crate::instructions::{BlockCall, InstData, Payload, SwitchTable};
 use crate::metadata::SourceLocation;
 use crate::module::Module;
-use crate::ops::{Arity, EffectClass, Format, Opcode, TypeRule};
+use crate::ops::{Arity, Format, Opcode};
 use crate::types::{AddressSpace, Scalar, ScalarKind, TypeData};
 use crate::typing::{check_instruction, Operand};
 use smallvec::SmallVec;
@@ -169,7 +169,12 @@ pub struct FunctionBuilder<'m> {
 }
 
 macro_rules! unary_ops {
-    ($($name:ident = $op:ident;)*) => {$(
+    ($($name:ident = $op:ident;)*) => {
+        /// The operand-only methods this macro generates, for the op-table check.
+        #[cfg(test)]
+        pub(crate) const UNARY_METHODS: &'static [(&'static str, Opcode)] =
+            &[$((stringify!($name), Opcode::$op)),*];
+        $(
         #[doc = concat!("Emits `", stringify!($name), " a` (`Opcode::", stringify!($op), "`). Panics on misuse.")]
         pub fn $name(&mut self, a: Value) -> Value {
             self.unary(Opcode::$op, a)
@@ -178,7 +183,12 @@ macro_rules! unary_ops {
 }
 
 macro_rules! binary_ops {
-    ($($name:ident = $op:ident;)*) => {$(
+    ($($name:ident = $op:ident;)*) => {
+        /// The operand-only methods this macro generates, for the op-table check.
+        #[cfg(test)]
+        pub(crate) const BINARY_METHODS: &'static [(&'static str, Opcode)] =
+            &[$((stringify!($name), Opcode::$op)),*];
+        $(
         #[doc = concat!("Emits `", stringify!($name), " a, b` (`Opcode::", stringify!($op), "`). Panics on misuse.")]
         pub fn $name(&mut self, a: Value, b: Value) -> Value {
             self.binary(Opcode::$op, a, b)
@@ -187,7 +197,12 @@ macro_rules! binary_ops {
 }
 
 macro_rules! ternary_ops {
-    ($($name:ident = $op:ident;)*) => {$(
+    ($($name:ident = $op:ident;)*) => {
+        /// The operand-only methods this macro generates, for the op-table check.
+        #[cfg(test)]
+        pub(crate) const TERNARY_METHODS: &'static [(&'static str, Opcode)] =
+            &[$((stringify!($name), Opcode::$op)),*];
+        $(
         #[doc = concat!("Emits `", stringify!($name), " a, b, c` (`Opcode::", stringify!($op), "`). Panics on misuse.")]
         pub fn $name(&mut self, a: Value, b: Value, c: Value) -> Value {
             self.ternary(Opcode::$op, a, b, c)
@@ -742,8 +757,7 @@ impl<'m> FunctionBuilder<'m> {
     /// An atomic op (`atomic_*`) on `ptr` with the given value operands. Panics when
     /// `opcode` is not an atomic op.
     pub fn atomic(&mut self, opcode: Opcode, ptr: Value, values: &[Value]) -> Option<Value> {
-        let is_atomic = opcode.info().effect == EffectClass::Atomic;
-        self.require_family(opcode, is_atomic, "an atomic op");
+        self.require_family(opcode, opcode.is_atomic(), "an atomic op");
         self.ins(opcode, &prepend(ptr, values), Payload::None, None)
     }
 
@@ -765,15 +779,13 @@ impl<'m> FunctionBuilder<'m> {
     /// Reads a special register (`thread_id`, `dispatch_id`, ...). Panics when `opcode`
     /// is not a special register.
     pub fn special(&mut self, opcode: Opcode) -> Value {
-        let is_register = matches!(opcode.info().rule, TypeRule::SpecialRegister(_));
-        self.require_family(opcode, is_register, "a special register");
+        self.require_family(opcode, opcode.is_special_register(), "a special register");
         self.emit_value(opcode, &[], Payload::None, None)
     }
 
     /// A texture operation (`texture_*`). Panics when `opcode` is not one.
     pub fn texture(&mut self, opcode: Opcode, args: &[Value]) -> Option<Value> {
-        let is_texture = opcode.info().rule == TypeRule::Texture;
-        self.require_family(opcode, is_texture, "a texture op");
+        self.require_family(opcode, opcode.is_texture(), "a texture op");
         self.ins(opcode, args, Payload::None, None)
     }
 
@@ -1149,6 +1161,49 @@ mod tests {
     use crate::module::{GlobalData, ResourceBinding};
     use crate::types::StorageAccess;
     use Opcode as O;
+
+    /// The generated operand-only methods are checked against the op table: each is named
+    /// by its opcode's mnemonic and takes the table's operand count, and every plain op the
+    /// table gives a fixed count of 1 to 3 value operands has one, unless it has a dedicated
+    /// method (a declared result type, a pointer, a family of opcodes).
+    #[test]
+    fn generated_methods_agree_with_the_op_table() {
+        let generated = [
+            (1, FunctionBuilder::UNARY_METHODS),
+            (2, FunctionBuilder::BINARY_METHODS),
+            (3, FunctionBuilder::TERNARY_METHODS),
+        ];
+        let mut covered = std::collections::HashSet::new();
+        for (count, methods) in generated {
+            for &(name, op) in methods {
+                assert_eq!(name, op.mnemonic(), "method `{name}` emits `{op}`");
+                assert_eq!(op.info().arity, Arity::Fixed(count), "method `{name}`");
+                assert_eq!(op.info().format, Format::Plain, "method `{name}`");
+                assert!(covered.insert(op), "two methods emit `{op}`");
+            }
+        }
+        let dedicated = [
+            O::Convert,
+            O::Bitcast,
+            O::Splat,
+            O::ExtractDynamic,
+            O::InsertDynamic,
+            O::Load,
+            O::Store,
+            O::ArrayLength,
+            O::WorkgroupUniformLoad,
+        ];
+        for &op in Opcode::ALL {
+            let info = op.info();
+            let simple = info.format == Format::Plain
+                && matches!(info.arity, Arity::Fixed(1..=3))
+                && !op.is_atomic()
+                && !op.is_texture()
+                && !op.is_terminator()
+                && !dedicated.contains(&op);
+            assert_eq!(simple, covered.contains(&op), "`{op}`: generated method");
+        }
+    }
 
     fn opcodes(b: &FunctionBuilder, block: Block) -> Vec<Opcode> {
         let f = b.function();

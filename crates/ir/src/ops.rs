@@ -1,11 +1,14 @@
 //! The op table: every opcode of the IR, declared once.
 //!
-//! Each row gives the opcode's mnemonic (its text-form spelling), its payload format, its
-//! operand arity, its memory-effect class, its flags (convergent, constant-foldable) and
-//! the type rule the verifier and builder apply (see [`crate::typing`]). The printer,
-//! parser, verifier, builder and effect queries all read this table; nothing else lists
-//! opcodes, and every `match` over [`Opcode`] is exhaustive so a new row breaks each place
-//! that must handle it.
+//! Each row names its columns: the opcode's mnemonic (its text-form spelling), its
+//! [`OpFamily`], its payload [`Format`], its operand [`Arity`], its memory-effect class
+//! ([`EffectClass`]), whether it is `convergent` (collective) and `foldable` (constant
+//! folding may evaluate it), and the [`TypeRule`] the verifier and builder apply (see
+//! [`crate::typing`]). The printer, parser, verifier, builder and effect queries read this
+//! table, and every family question (`is_atomic`, `is_texture`, `is_derivative`,
+//! `is_collective`, `is_foldable`, ...) is a predicate over it: nothing else lists opcodes.
+//! Every consumer's `match` over [`Opcode`] is exhaustive, so a new row breaks the build
+//! in each place that must handle it (`docs/adding-an-opcode.md` lists them).
 
 use std::fmt;
 
@@ -39,13 +42,16 @@ pub enum Format {
 /// Operand count rule.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Arity {
+    /// Exactly this many.
     Fixed(u8),
+    /// This many or more.
     AtLeast(u8),
     /// Any count in the inclusive range.
     Range(u8, u8),
 }
 
 impl Arity {
+    /// Whether `n` operands satisfy the rule.
     pub fn accepts(self, n: usize) -> bool {
         match self {
             Arity::Fixed(k) => n == usize::from(k),
@@ -200,14 +206,77 @@ pub enum TypeRule {
 /// Result types of special registers.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum RegisterType {
+    /// `u32`.
     U32,
+    /// `vec3<u32>`.
     Vec3U32,
+    /// `vec4<f32>`.
     Vec4F32,
+    /// `bool`.
     Bool,
 }
 
+/// The family an opcode belongs to: one column of the op table, so every "is this an
+/// atomic / a texture op / a derivative" question is answered by the table and nowhere
+/// else. The predicates on [`Opcode`] (`is_atomic`, `is_texture`, ...) read it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum OpFamily {
+    /// Integer and float arithmetic, `min`/`max`/`clamp`, `select`.
+    Arithmetic,
+    /// Bitwise logic, shifts, rotates and bit counting or field operations.
+    Bitwise,
+    /// Comparisons, float classification and bool reductions.
+    Comparison,
+    /// Trigonometric, hyperbolic, exponential and logarithmic functions, `pow`, and the
+    /// angle conversions: functions targets evaluate with their own approximations, and
+    /// that some (GLSL.std.450) define for 16- and 32-bit floats only.
+    ElementaryFunction,
+    /// Float operations with exactly defined or simply composed results (`sqrt`,
+    /// rounding, `fma`, `mix`, `step`, ...).
+    FloatArithmetic,
+    /// Vector geometry (`dot`, `cross`, `length`, ...) and horizontal reductions.
+    Vector,
+    /// Matrix products, transpose, determinant and inverse.
+    Matrix,
+    /// `convert` and `bitcast`.
+    Conversion,
+    /// Building, projecting and shuffling composite values.
+    Composite,
+    /// `alloca`, `load`, `store`, `access`, `array_length`.
+    Memory,
+    /// Atomic read-modify-write operations on storage or workgroup memory.
+    Atomic,
+    /// Barriers and `workgroup_uniform_load`: compute-only, convergent.
+    Synchronisation,
+    /// Reads of invocation, dispatch and rasteriser state.
+    SpecialRegister,
+    /// Texture sampling, loads, stores and queries.
+    Texture,
+    /// Screen-space derivatives (fragment only, convergent).
+    Derivative,
+    /// `call`.
+    Call,
+    /// `print`, `assert` and `clock`.
+    Debug,
+    /// Plain control flow: `br`, `cond_br`, `switch_br`, `return`, `unreachable`,
+    /// `discard`.
+    Branch,
+    /// Structured control flow: `if`, `loop`, `simple_loop`, `switch`, `break`,
+    /// `continue`.
+    Structured,
+}
+
+/// Declares [`Opcode`] and [`OpInfo`] from the table rows below: one row per opcode with
+/// named columns, so that a reader (and the compiler) sees what each flag means.
 macro_rules! declare_ops {
-    ($( $(#[$doc:meta])* $name:ident = $mnemonic:literal, $format:ident, $arity:expr, $effect:ident, $convergent:literal, $foldable:literal, $rule:expr; )*) => {
+    ($( $(#[$doc:meta])* $name:ident = $mnemonic:literal,
+        family: $family:ident,
+        format: $format:ident,
+        arity: $arity:expr,
+        effect: $effect:ident,
+        convergent: $convergent:literal,
+        foldable: $foldable:literal,
+        rule: $rule:expr; )*) => {
         /// Every operation of the IR.
         #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub enum Opcode {
@@ -232,6 +301,7 @@ macro_rules! declare_ops {
             pub fn info(self) -> OpInfo {
                 match self {
                     $( Opcode::$name => OpInfo {
+                        family: OpFamily::$family,
                         format: Format::$format,
                         arity: $arity,
                         effect: EffectClass::$effect,
@@ -248,13 +318,22 @@ macro_rules! declare_ops {
 /// One row of the op table.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct OpInfo {
+    /// The family the op belongs to.
+    pub family: OpFamily,
+    /// How the instruction stores its non-value operands.
     pub format: Format,
+    /// How many value operands it takes.
     pub arity: Arity,
+    /// Its memory-effect class.
     pub effect: EffectClass,
-    /// Collective operations: never duplicated, sunk into or hoisted out of control flow.
+    /// Collective operations: never duplicated, sunk into or hoisted out of control flow,
+    /// nor made conditional.
     pub convergent: bool,
-    /// Constant folding may evaluate this op on constant operands.
+    /// Constant folding may evaluate this op on constant operands: its result on every
+    /// scalar type is defined exactly by the scalar-semantics module, so a folded result
+    /// equals what the interpreter computes.
     pub foldable: bool,
+    /// The type rule the verifier and builder apply.
     pub rule: TypeRule,
 }
 
@@ -264,264 +343,319 @@ use TypeRule as R;
 declare_ops! {
     // --- integer and float arithmetic -------------------------------------------------
     /// Wrapping integer or IEEE float addition; also matrices.
-    Add = "add", Plain, Fixed(2), Pure, false, true, R::SameNumeric { matrices: true };
-    Sub = "sub", Plain, Fixed(2), Pure, false, true, R::SameNumeric { matrices: true };
+    Add = "add", family: Arithmetic, format: Plain, arity: Fixed(2), effect: Pure, convergent: false, foldable: true, rule: R::SameNumeric { matrices: true };
+    Sub = "sub", family: Arithmetic, format: Plain, arity: Fixed(2), effect: Pure, convergent: false, foldable: true, rule: R::SameNumeric { matrices: true };
     /// Component-wise multiplication.
-    Mul = "mul", Plain, Fixed(2), Pure, false, true, R::SameNumeric { matrices: false };
+    Mul = "mul", family: Arithmetic, format: Plain, arity: Fixed(2), effect: Pure, convergent: false, foldable: true, rule: R::SameNumeric { matrices: false };
     /// Division (integer: WGSL semantics, division by zero yields the dividend).
-    Div = "div", Plain, Fixed(2), Pure, false, true, R::SameNumeric { matrices: false };
+    Div = "div", family: Arithmetic, format: Plain, arity: Fixed(2), effect: Pure, convergent: false, foldable: true, rule: R::SameNumeric { matrices: false };
     /// Remainder with the sign of the dividend (truncated division).
-    Rem = "rem", Plain, Fixed(2), Pure, false, true, R::SameNumeric { matrices: false };
-    Neg = "neg", Plain, Fixed(1), Pure, false, true, R::SameSigned;
-    Abs = "abs", Plain, Fixed(1), Pure, false, true, R::SameNumeric { matrices: false };
-    Sign = "sign", Plain, Fixed(1), Pure, false, true, R::SameSigned;
+    Rem = "rem", family: Arithmetic, format: Plain, arity: Fixed(2), effect: Pure, convergent: false, foldable: true, rule: R::SameNumeric { matrices: false };
+    Neg = "neg", family: Arithmetic, format: Plain, arity: Fixed(1), effect: Pure, convergent: false, foldable: true, rule: R::SameSigned;
+    Abs = "abs", family: Arithmetic, format: Plain, arity: Fixed(1), effect: Pure, convergent: false, foldable: true, rule: R::SameNumeric { matrices: false };
+    Sign = "sign", family: Arithmetic, format: Plain, arity: Fixed(1), effect: Pure, convergent: false, foldable: true, rule: R::SameSigned;
     /// NaN-aware minimum (WGSL): if one operand is NaN the other is returned.
-    Min = "min", Plain, Fixed(2), Pure, false, true, R::SameNumeric { matrices: false };
-    Max = "max", Plain, Fixed(2), Pure, false, true, R::SameNumeric { matrices: false };
+    Min = "min", family: Arithmetic, format: Plain, arity: Fixed(2), effect: Pure, convergent: false, foldable: true, rule: R::SameNumeric { matrices: false };
+    Max = "max", family: Arithmetic, format: Plain, arity: Fixed(2), effect: Pure, convergent: false, foldable: true, rule: R::SameNumeric { matrices: false };
     /// `clamp x, low, high`.
-    Clamp = "clamp", Plain, Fixed(3), Pure, false, true, R::SameNumeric { matrices: false };
+    Clamp = "clamp", family: Arithmetic, format: Plain, arity: Fixed(3), effect: Pure, convergent: false, foldable: true, rule: R::SameNumeric { matrices: false };
     /// `select cond, if_true, if_false`; a bool vector condition selects per lane.
-    Select = "select", Plain, Fixed(3), Pure, false, true, R::Select;
+    Select = "select", family: Arithmetic, format: Plain, arity: Fixed(3), effect: Pure, convergent: false, foldable: true, rule: R::Select;
     // --- bitwise -------------------------------------------------------------------------
-    And = "and", Plain, Fixed(2), Pure, false, true, R::SameIntegerOrBool;
-    Or = "or", Plain, Fixed(2), Pure, false, true, R::SameIntegerOrBool;
-    Xor = "xor", Plain, Fixed(2), Pure, false, true, R::SameIntegerOrBool;
+    And = "and", family: Bitwise, format: Plain, arity: Fixed(2), effect: Pure, convergent: false, foldable: true, rule: R::SameIntegerOrBool;
+    Or = "or", family: Bitwise, format: Plain, arity: Fixed(2), effect: Pure, convergent: false, foldable: true, rule: R::SameIntegerOrBool;
+    Xor = "xor", family: Bitwise, format: Plain, arity: Fixed(2), effect: Pure, convergent: false, foldable: true, rule: R::SameIntegerOrBool;
     /// Bitwise not of integers, logical not of bools.
-    Not = "not", Plain, Fixed(1), Pure, false, true, R::SameIntegerOrBool;
+    Not = "not", family: Bitwise, format: Plain, arity: Fixed(1), effect: Pure, convergent: false, foldable: true, rule: R::SameIntegerOrBool;
     /// Shift left; the amount is taken modulo the bit width.
-    Shl = "shl", Plain, Fixed(2), Pure, false, true, R::Shift;
+    Shl = "shl", family: Bitwise, format: Plain, arity: Fixed(2), effect: Pure, convergent: false, foldable: true, rule: R::Shift;
     /// Shift right: arithmetic for signed, logical for unsigned operands.
-    Shr = "shr", Plain, Fixed(2), Pure, false, true, R::Shift;
-    Rotl = "rotl", Plain, Fixed(2), Pure, false, true, R::Shift;
-    Rotr = "rotr", Plain, Fixed(2), Pure, false, true, R::Shift;
-    CountOnes = "count_ones", Plain, Fixed(1), Pure, false, true, R::SameInteger;
-    CountLeadingZeros = "count_leading_zeros", Plain, Fixed(1), Pure, false, true, R::SameInteger;
-    CountTrailingZeros = "count_trailing_zeros", Plain, Fixed(1), Pure, false, true, R::SameInteger;
-    ReverseBits = "reverse_bits", Plain, Fixed(1), Pure, false, true, R::SameInteger;
+    Shr = "shr", family: Bitwise, format: Plain, arity: Fixed(2), effect: Pure, convergent: false, foldable: true, rule: R::Shift;
+    Rotl = "rotl", family: Bitwise, format: Plain, arity: Fixed(2), effect: Pure, convergent: false, foldable: true, rule: R::Shift;
+    Rotr = "rotr", family: Bitwise, format: Plain, arity: Fixed(2), effect: Pure, convergent: false, foldable: true, rule: R::Shift;
+    CountOnes = "count_ones", family: Bitwise, format: Plain, arity: Fixed(1), effect: Pure, convergent: false, foldable: true, rule: R::SameInteger;
+    CountLeadingZeros = "count_leading_zeros", family: Bitwise, format: Plain, arity: Fixed(1), effect: Pure, convergent: false, foldable: true, rule: R::SameInteger;
+    CountTrailingZeros = "count_trailing_zeros", family: Bitwise, format: Plain, arity: Fixed(1), effect: Pure, convergent: false, foldable: true, rule: R::SameInteger;
+    ReverseBits = "reverse_bits", family: Bitwise, format: Plain, arity: Fixed(1), effect: Pure, convergent: false, foldable: true, rule: R::SameInteger;
     /// `extract_bits e, offset, count` (sign-extending for signed `e`).
-    ExtractBits = "extract_bits", Plain, Fixed(3), Pure, false, true, R::ExtractBits;
+    ExtractBits = "extract_bits", family: Bitwise, format: Plain, arity: Fixed(3), effect: Pure, convergent: false, foldable: true, rule: R::ExtractBits;
     /// `insert_bits e, new, offset, count`.
-    InsertBits = "insert_bits", Plain, Fixed(4), Pure, false, true, R::InsertBits;
+    InsertBits = "insert_bits", family: Bitwise, format: Plain, arity: Fixed(4), effect: Pure, convergent: false, foldable: true, rule: R::InsertBits;
     // --- comparisons ---------------------------------------------------------------------
-    Eq = "eq", Plain, Fixed(2), Pure, false, true, R::Compare { bools: true };
-    Ne = "ne", Plain, Fixed(2), Pure, false, true, R::Compare { bools: true };
-    Lt = "lt", Plain, Fixed(2), Pure, false, true, R::Compare { bools: false };
-    Le = "le", Plain, Fixed(2), Pure, false, true, R::Compare { bools: false };
-    Gt = "gt", Plain, Fixed(2), Pure, false, true, R::Compare { bools: false };
-    Ge = "ge", Plain, Fixed(2), Pure, false, true, R::Compare { bools: false };
-    IsNan = "is_nan", Plain, Fixed(1), Pure, false, true, R::FloatClassify;
-    IsInf = "is_inf", Plain, Fixed(1), Pure, false, true, R::FloatClassify;
-    Any = "any", Plain, Fixed(1), Pure, false, true, R::BoolReduce;
-    All = "all", Plain, Fixed(1), Pure, false, true, R::BoolReduce;
+    Eq = "eq", family: Comparison, format: Plain, arity: Fixed(2), effect: Pure, convergent: false, foldable: true, rule: R::Compare { bools: true };
+    Ne = "ne", family: Comparison, format: Plain, arity: Fixed(2), effect: Pure, convergent: false, foldable: true, rule: R::Compare { bools: true };
+    Lt = "lt", family: Comparison, format: Plain, arity: Fixed(2), effect: Pure, convergent: false, foldable: true, rule: R::Compare { bools: false };
+    Le = "le", family: Comparison, format: Plain, arity: Fixed(2), effect: Pure, convergent: false, foldable: true, rule: R::Compare { bools: false };
+    Gt = "gt", family: Comparison, format: Plain, arity: Fixed(2), effect: Pure, convergent: false, foldable: true, rule: R::Compare { bools: false };
+    Ge = "ge", family: Comparison, format: Plain, arity: Fixed(2), effect: Pure, convergent: false, foldable: true, rule: R::Compare { bools: false };
+    IsNan = "is_nan", family: Comparison, format: Plain, arity: Fixed(1), effect: Pure, convergent: false, foldable: true, rule: R::FloatClassify;
+    IsInf = "is_inf", family: Comparison, format: Plain, arity: Fixed(1), effect: Pure, convergent: false, foldable: true, rule: R::FloatClassify;
+    Any = "any", family: Comparison, format: Plain, arity: Fixed(1), effect: Pure, convergent: false, foldable: true, rule: R::BoolReduce;
+    All = "all", family: Comparison, format: Plain, arity: Fixed(1), effect: Pure, convergent: false, foldable: true, rule: R::BoolReduce;
     // --- float math ----------------------------------------------------------------------
-    Sin = "sin", Plain, Fixed(1), Pure, false, false, R::SameFloat;
-    Cos = "cos", Plain, Fixed(1), Pure, false, false, R::SameFloat;
-    Tan = "tan", Plain, Fixed(1), Pure, false, false, R::SameFloat;
-    Asin = "asin", Plain, Fixed(1), Pure, false, false, R::SameFloat;
-    Acos = "acos", Plain, Fixed(1), Pure, false, false, R::SameFloat;
-    Atan = "atan", Plain, Fixed(1), Pure, false, false, R::SameFloat;
-    Atan2 = "atan2", Plain, Fixed(2), Pure, false, false, R::SameFloat;
-    Sinh = "sinh", Plain, Fixed(1), Pure, false, false, R::SameFloat;
-    Cosh = "cosh", Plain, Fixed(1), Pure, false, false, R::SameFloat;
-    Tanh = "tanh", Plain, Fixed(1), Pure, false, false, R::SameFloat;
-    Asinh = "asinh", Plain, Fixed(1), Pure, false, false, R::SameFloat;
-    Acosh = "acosh", Plain, Fixed(1), Pure, false, false, R::SameFloat;
-    Atanh = "atanh", Plain, Fixed(1), Pure, false, false, R::SameFloat;
-    Exp = "exp", Plain, Fixed(1), Pure, false, false, R::SameFloat;
-    Exp2 = "exp2", Plain, Fixed(1), Pure, false, false, R::SameFloat;
-    Exp10 = "exp10", Plain, Fixed(1), Pure, false, false, R::SameFloat;
-    Log = "log", Plain, Fixed(1), Pure, false, false, R::SameFloat;
-    Log2 = "log2", Plain, Fixed(1), Pure, false, false, R::SameFloat;
-    Log10 = "log10", Plain, Fixed(1), Pure, false, false, R::SameFloat;
-    Pow = "pow", Plain, Fixed(2), Pure, false, false, R::SameFloat;
-    Sqrt = "sqrt", Plain, Fixed(1), Pure, false, true, R::SameFloat;
-    InverseSqrt = "inverse_sqrt", Plain, Fixed(1), Pure, false, false, R::SameFloat;
-    Ceil = "ceil", Plain, Fixed(1), Pure, false, true, R::SameFloat;
-    Floor = "floor", Plain, Fixed(1), Pure, false, true, R::SameFloat;
-    Fract = "fract", Plain, Fixed(1), Pure, false, true, R::SameFloat;
-    Trunc = "trunc", Plain, Fixed(1), Pure, false, true, R::SameFloat;
+    Sin = "sin", family: ElementaryFunction, format: Plain, arity: Fixed(1), effect: Pure, convergent: false, foldable: false, rule: R::SameFloat;
+    Cos = "cos", family: ElementaryFunction, format: Plain, arity: Fixed(1), effect: Pure, convergent: false, foldable: false, rule: R::SameFloat;
+    Tan = "tan", family: ElementaryFunction, format: Plain, arity: Fixed(1), effect: Pure, convergent: false, foldable: false, rule: R::SameFloat;
+    Asin = "asin", family: ElementaryFunction, format: Plain, arity: Fixed(1), effect: Pure, convergent: false, foldable: false, rule: R::SameFloat;
+    Acos = "acos", family: ElementaryFunction, format: Plain, arity: Fixed(1), effect: Pure, convergent: false, foldable: false, rule: R::SameFloat;
+    Atan = "atan", family: ElementaryFunction, format: Plain, arity: Fixed(1), effect: Pure, convergent: false, foldable: false, rule: R::SameFloat;
+    Atan2 = "atan2", family: ElementaryFunction, format: Plain, arity: Fixed(2), effect: Pure, convergent: false, foldable: false, rule: R::SameFloat;
+    Sinh = "sinh", family: ElementaryFunction, format: Plain, arity: Fixed(1), effect: Pure, convergent: false, foldable: false, rule: R::SameFloat;
+    Cosh = "cosh", family: ElementaryFunction, format: Plain, arity: Fixed(1), effect: Pure, convergent: false, foldable: false, rule: R::SameFloat;
+    Tanh = "tanh", family: ElementaryFunction, format: Plain, arity: Fixed(1), effect: Pure, convergent: false, foldable: false, rule: R::SameFloat;
+    Asinh = "asinh", family: ElementaryFunction, format: Plain, arity: Fixed(1), effect: Pure, convergent: false, foldable: false, rule: R::SameFloat;
+    Acosh = "acosh", family: ElementaryFunction, format: Plain, arity: Fixed(1), effect: Pure, convergent: false, foldable: false, rule: R::SameFloat;
+    Atanh = "atanh", family: ElementaryFunction, format: Plain, arity: Fixed(1), effect: Pure, convergent: false, foldable: false, rule: R::SameFloat;
+    Exp = "exp", family: ElementaryFunction, format: Plain, arity: Fixed(1), effect: Pure, convergent: false, foldable: false, rule: R::SameFloat;
+    Exp2 = "exp2", family: ElementaryFunction, format: Plain, arity: Fixed(1), effect: Pure, convergent: false, foldable: false, rule: R::SameFloat;
+    Exp10 = "exp10", family: ElementaryFunction, format: Plain, arity: Fixed(1), effect: Pure, convergent: false, foldable: false, rule: R::SameFloat;
+    Log = "log", family: ElementaryFunction, format: Plain, arity: Fixed(1), effect: Pure, convergent: false, foldable: false, rule: R::SameFloat;
+    Log2 = "log2", family: ElementaryFunction, format: Plain, arity: Fixed(1), effect: Pure, convergent: false, foldable: false, rule: R::SameFloat;
+    Log10 = "log10", family: ElementaryFunction, format: Plain, arity: Fixed(1), effect: Pure, convergent: false, foldable: false, rule: R::SameFloat;
+    Pow = "pow", family: ElementaryFunction, format: Plain, arity: Fixed(2), effect: Pure, convergent: false, foldable: false, rule: R::SameFloat;
+    Sqrt = "sqrt", family: FloatArithmetic, format: Plain, arity: Fixed(1), effect: Pure, convergent: false, foldable: true, rule: R::SameFloat;
+    InverseSqrt = "inverse_sqrt", family: FloatArithmetic, format: Plain, arity: Fixed(1), effect: Pure, convergent: false, foldable: false, rule: R::SameFloat;
+    Ceil = "ceil", family: FloatArithmetic, format: Plain, arity: Fixed(1), effect: Pure, convergent: false, foldable: true, rule: R::SameFloat;
+    Floor = "floor", family: FloatArithmetic, format: Plain, arity: Fixed(1), effect: Pure, convergent: false, foldable: true, rule: R::SameFloat;
+    Fract = "fract", family: FloatArithmetic, format: Plain, arity: Fixed(1), effect: Pure, convergent: false, foldable: true, rule: R::SameFloat;
+    Trunc = "trunc", family: FloatArithmetic, format: Plain, arity: Fixed(1), effect: Pure, convergent: false, foldable: true, rule: R::SameFloat;
     /// Round half away from zero.
-    Round = "round", Plain, Fixed(1), Pure, false, true, R::SameFloat;
+    Round = "round", family: FloatArithmetic, format: Plain, arity: Fixed(1), effect: Pure, convergent: false, foldable: true, rule: R::SameFloat;
     /// Round half to even.
-    RoundEven = "round_even", Plain, Fixed(1), Pure, false, true, R::SameFloat;
+    RoundEven = "round_even", family: FloatArithmetic, format: Plain, arity: Fixed(1), effect: Pure, convergent: false, foldable: true, rule: R::SameFloat;
     /// Fused multiply-add `a * b + c` with one rounding.
-    Fma = "fma", Plain, Fixed(3), Pure, false, true, R::SameFloat;
-    CopySign = "copysign", Plain, Fixed(2), Pure, false, true, R::SameFloat;
-    Saturate = "saturate", Plain, Fixed(1), Pure, false, true, R::SameFloat;
+    Fma = "fma", family: FloatArithmetic, format: Plain, arity: Fixed(3), effect: Pure, convergent: false, foldable: true, rule: R::SameFloat;
+    CopySign = "copysign", family: FloatArithmetic, format: Plain, arity: Fixed(2), effect: Pure, convergent: false, foldable: true, rule: R::SameFloat;
+    Saturate = "saturate", family: FloatArithmetic, format: Plain, arity: Fixed(1), effect: Pure, convergent: false, foldable: true, rule: R::SameFloat;
     /// `step edge, x`: 0 if x < edge else 1.
-    Step = "step", Plain, Fixed(2), Pure, false, true, R::SameFloat;
+    Step = "step", family: FloatArithmetic, format: Plain, arity: Fixed(2), effect: Pure, convergent: false, foldable: true, rule: R::SameFloat;
     /// `smoothstep low, high, x`.
-    Smoothstep = "smoothstep", Plain, Fixed(3), Pure, false, false, R::SameFloat;
+    Smoothstep = "smoothstep", family: FloatArithmetic, format: Plain, arity: Fixed(3), effect: Pure, convergent: false, foldable: false, rule: R::SameFloat;
     /// `mix a, b, t` = a * (1 - t) + b * t.
-    Mix = "mix", Plain, Fixed(3), Pure, false, false, R::SameFloat;
-    Degrees = "degrees", Plain, Fixed(1), Pure, false, false, R::SameFloat;
-    Radians = "radians", Plain, Fixed(1), Pure, false, false, R::SameFloat;
+    Mix = "mix", family: FloatArithmetic, format: Plain, arity: Fixed(3), effect: Pure, convergent: false, foldable: false, rule: R::SameFloat;
+    Degrees = "degrees", family: ElementaryFunction, format: Plain, arity: Fixed(1), effect: Pure, convergent: false, foldable: false, rule: R::SameFloat;
+    Radians = "radians", family: ElementaryFunction, format: Plain, arity: Fixed(1), effect: Pure, convergent: false, foldable: false, rule: R::SameFloat;
     // --- vector ops ----------------------------------------------------------------------
-    Dot = "dot", Plain, Fixed(2), Pure, false, false, R::Dot;
-    Cross = "cross", Plain, Fixed(2), Pure, false, false, R::Cross;
-    Length = "length", Plain, Fixed(1), Pure, false, false, R::FloatLength;
-    Distance = "distance", Plain, Fixed(2), Pure, false, false, R::FloatLength;
-    Normalize = "normalize", Plain, Fixed(1), Pure, false, false, R::SameFloat;
+    Dot = "dot", family: Vector, format: Plain, arity: Fixed(2), effect: Pure, convergent: false, foldable: false, rule: R::Dot;
+    Cross = "cross", family: Vector, format: Plain, arity: Fixed(2), effect: Pure, convergent: false, foldable: false, rule: R::Cross;
+    Length = "length", family: Vector, format: Plain, arity: Fixed(1), effect: Pure, convergent: false, foldable: false, rule: R::FloatLength;
+    Distance = "distance", family: Vector, format: Plain, arity: Fixed(2), effect: Pure, convergent: false, foldable: false, rule: R::FloatLength;
+    Normalize = "normalize", family: Vector, format: Plain, arity: Fixed(1), effect: Pure, convergent: false, foldable: false, rule: R::SameFloat;
     /// `reflect incident, normal`.
-    Reflect = "reflect", Plain, Fixed(2), Pure, false, false, R::SameFloat;
+    Reflect = "reflect", family: Vector, format: Plain, arity: Fixed(2), effect: Pure, convergent: false, foldable: false, rule: R::SameFloat;
     /// `faceforward n, incident, nref`.
-    FaceForward = "faceforward", Plain, Fixed(3), Pure, false, false, R::SameFloat;
-    ReduceAdd = "reduce_add", Plain, Fixed(1), Pure, false, false, R::VectorReduce;
-    ReduceMul = "reduce_mul", Plain, Fixed(1), Pure, false, false, R::VectorReduce;
-    ReduceMin = "reduce_min", Plain, Fixed(1), Pure, false, false, R::VectorReduce;
-    ReduceMax = "reduce_max", Plain, Fixed(1), Pure, false, false, R::VectorReduce;
-    OuterProduct = "outer_product", Plain, Fixed(2), Pure, false, false, R::OuterProduct;
+    FaceForward = "faceforward", family: Vector, format: Plain, arity: Fixed(3), effect: Pure, convergent: false, foldable: false, rule: R::SameFloat;
+    ReduceAdd = "reduce_add", family: Vector, format: Plain, arity: Fixed(1), effect: Pure, convergent: false, foldable: false, rule: R::VectorReduce;
+    ReduceMul = "reduce_mul", family: Vector, format: Plain, arity: Fixed(1), effect: Pure, convergent: false, foldable: false, rule: R::VectorReduce;
+    ReduceMin = "reduce_min", family: Vector, format: Plain, arity: Fixed(1), effect: Pure, convergent: false, foldable: false, rule: R::VectorReduce;
+    ReduceMax = "reduce_max", family: Vector, format: Plain, arity: Fixed(1), effect: Pure, convergent: false, foldable: false, rule: R::VectorReduce;
+    OuterProduct = "outer_product", family: Vector, format: Plain, arity: Fixed(2), effect: Pure, convergent: false, foldable: false, rule: R::OuterProduct;
     // --- matrix ops ----------------------------------------------------------------------
-    MatrixTimesMatrix = "matrix_times_matrix", Plain, Fixed(2), Pure, false, false, R::MatrixTimesMatrix;
-    MatrixTimesVector = "matrix_times_vector", Plain, Fixed(2), Pure, false, false, R::MatrixTimesVector;
-    VectorTimesMatrix = "vector_times_matrix", Plain, Fixed(2), Pure, false, false, R::VectorTimesMatrix;
-    MatrixTimesScalar = "matrix_times_scalar", Plain, Fixed(2), Pure, false, false, R::MatrixTimesScalar;
-    Transpose = "transpose", Plain, Fixed(1), Pure, false, false, R::Transpose;
-    Determinant = "determinant", Plain, Fixed(1), Pure, false, false, R::Determinant;
-    Inverse = "inverse", Plain, Fixed(1), Pure, false, false, R::Inverse;
+    MatrixTimesMatrix = "matrix_times_matrix", family: Matrix, format: Plain, arity: Fixed(2), effect: Pure, convergent: false, foldable: false, rule: R::MatrixTimesMatrix;
+    MatrixTimesVector = "matrix_times_vector", family: Matrix, format: Plain, arity: Fixed(2), effect: Pure, convergent: false, foldable: false, rule: R::MatrixTimesVector;
+    VectorTimesMatrix = "vector_times_matrix", family: Matrix, format: Plain, arity: Fixed(2), effect: Pure, convergent: false, foldable: false, rule: R::VectorTimesMatrix;
+    MatrixTimesScalar = "matrix_times_scalar", family: Matrix, format: Plain, arity: Fixed(2), effect: Pure, convergent: false, foldable: false, rule: R::MatrixTimesScalar;
+    Transpose = "transpose", family: Matrix, format: Plain, arity: Fixed(1), effect: Pure, convergent: false, foldable: false, rule: R::Transpose;
+    Determinant = "determinant", family: Matrix, format: Plain, arity: Fixed(1), effect: Pure, convergent: false, foldable: false, rule: R::Determinant;
+    Inverse = "inverse", family: Matrix, format: Plain, arity: Fixed(1), effect: Pure, convergent: false, foldable: false, rule: R::Inverse;
     // --- conversions and composites ------------------------------------------------------
     /// Value conversion (int <-> float, widening, narrowing, to and from bool).
-    Convert = "convert", Plain, Fixed(1), Pure, false, true, R::Convert;
+    Convert = "convert", family: Conversion, format: Plain, arity: Fixed(1), effect: Pure, convergent: false, foldable: true, rule: R::Convert;
     /// Bit reinterpretation between types of equal width.
-    Bitcast = "bitcast", Plain, Fixed(1), Pure, false, true, R::Bitcast;
+    Bitcast = "bitcast", family: Conversion, format: Plain, arity: Fixed(1), effect: Pure, convergent: false, foldable: true, rule: R::Bitcast;
     /// Build a vector, matrix, array or struct from its parts.
-    Construct = "construct", Plain, AtLeast(1), Pure, false, true, R::Construct;
-    Splat = "splat", Plain, Fixed(1), Pure, false, true, R::Splat;
-    Extract = "extract", Indices, Fixed(1), Pure, false, true, R::Extract;
-    Insert = "insert", Indices, Fixed(2), Pure, false, true, R::Insert;
-    ExtractDynamic = "extract_dynamic", Plain, Fixed(2), Pure, false, true, R::ExtractDynamic;
-    InsertDynamic = "insert_dynamic", Plain, Fixed(3), Pure, false, true, R::InsertDynamic;
-    Shuffle = "shuffle", Indices, Fixed(2), Pure, false, true, R::Shuffle;
+    Construct = "construct", family: Composite, format: Plain, arity: AtLeast(1), effect: Pure, convergent: false, foldable: true, rule: R::Construct;
+    Splat = "splat", family: Composite, format: Plain, arity: Fixed(1), effect: Pure, convergent: false, foldable: true, rule: R::Splat;
+    Extract = "extract", family: Composite, format: Indices, arity: Fixed(1), effect: Pure, convergent: false, foldable: true, rule: R::Extract;
+    Insert = "insert", family: Composite, format: Indices, arity: Fixed(2), effect: Pure, convergent: false, foldable: true, rule: R::Insert;
+    ExtractDynamic = "extract_dynamic", family: Composite, format: Plain, arity: Fixed(2), effect: Pure, convergent: false, foldable: true, rule: R::ExtractDynamic;
+    InsertDynamic = "insert_dynamic", family: Composite, format: Plain, arity: Fixed(3), effect: Pure, convergent: false, foldable: true, rule: R::InsertDynamic;
+    Shuffle = "shuffle", family: Composite, format: Indices, arity: Fixed(2), effect: Pure, convergent: false, foldable: true, rule: R::Shuffle;
     // --- memory --------------------------------------------------------------------------
     /// A function- or workgroup-space allocation; the result pointer type names the space.
-    Alloca = "alloca", Plain, Fixed(0), Pure, false, false, R::Alloca;
-    Load = "load", Plain, Fixed(1), MemoryRead, false, false, R::Load;
-    Store = "store", Plain, Fixed(2), MemoryWrite, false, false, R::Store;
+    Alloca = "alloca", family: Memory, format: Plain, arity: Fixed(0), effect: Pure, convergent: false, foldable: false, rule: R::Alloca;
+    Load = "load", family: Memory, format: Plain, arity: Fixed(1), effect: MemoryRead, convergent: false, foldable: false, rule: R::Load;
+    Store = "store", family: Memory, format: Plain, arity: Fixed(2), effect: MemoryWrite, convergent: false, foldable: false, rule: R::Store;
     /// Pointer projection into arrays, vectors, matrices and structs.
-    Access = "access", Plain, AtLeast(2), Pure, false, false, R::Access;
-    ArrayLength = "array_length", Plain, Fixed(1), Pure, false, false, R::ArrayLength;
+    Access = "access", family: Memory, format: Plain, arity: AtLeast(2), effect: Pure, convergent: false, foldable: false, rule: R::Access;
+    ArrayLength = "array_length", family: Memory, format: Plain, arity: Fixed(1), effect: Pure, convergent: false, foldable: false, rule: R::ArrayLength;
     // --- atomics -------------------------------------------------------------------------
-    AtomicLoad = "atomic_load", Plain, Fixed(1), Atomic, false, false, R::Atomic { values: 0, returns: true };
-    AtomicStore = "atomic_store", Plain, Fixed(2), Atomic, false, false, R::Atomic { values: 1, returns: false };
-    AtomicExchange = "atomic_exchange", Plain, Fixed(2), Atomic, false, false, R::Atomic { values: 1, returns: true };
+    AtomicLoad = "atomic_load", family: Atomic, format: Plain, arity: Fixed(1), effect: Atomic, convergent: false, foldable: false, rule: R::Atomic { values: 0, returns: true };
+    AtomicStore = "atomic_store", family: Atomic, format: Plain, arity: Fixed(2), effect: Atomic, convergent: false, foldable: false, rule: R::Atomic { values: 1, returns: false };
+    AtomicExchange = "atomic_exchange", family: Atomic, format: Plain, arity: Fixed(2), effect: Atomic, convergent: false, foldable: false, rule: R::Atomic { values: 1, returns: true };
     /// `atomic_compare_exchange ptr, expected, new` returns the old value.
-    AtomicCompareExchange = "atomic_compare_exchange", Plain, Fixed(3), Atomic, false, false, R::Atomic { values: 2, returns: true };
-    AtomicAdd = "atomic_add", Plain, Fixed(2), Atomic, false, false, R::Atomic { values: 1, returns: true };
-    AtomicSub = "atomic_sub", Plain, Fixed(2), Atomic, false, false, R::Atomic { values: 1, returns: true };
-    AtomicAnd = "atomic_and", Plain, Fixed(2), Atomic, false, false, R::Atomic { values: 1, returns: true };
-    AtomicOr = "atomic_or", Plain, Fixed(2), Atomic, false, false, R::Atomic { values: 1, returns: true };
-    AtomicXor = "atomic_xor", Plain, Fixed(2), Atomic, false, false, R::Atomic { values: 1, returns: true };
-    AtomicMin = "atomic_min", Plain, Fixed(2), Atomic, false, false, R::Atomic { values: 1, returns: true };
-    AtomicMax = "atomic_max", Plain, Fixed(2), Atomic, false, false, R::Atomic { values: 1, returns: true };
+    AtomicCompareExchange = "atomic_compare_exchange", family: Atomic, format: Plain, arity: Fixed(3), effect: Atomic, convergent: false, foldable: false, rule: R::Atomic { values: 2, returns: true };
+    AtomicAdd = "atomic_add", family: Atomic, format: Plain, arity: Fixed(2), effect: Atomic, convergent: false, foldable: false, rule: R::Atomic { values: 1, returns: true };
+    AtomicSub = "atomic_sub", family: Atomic, format: Plain, arity: Fixed(2), effect: Atomic, convergent: false, foldable: false, rule: R::Atomic { values: 1, returns: true };
+    AtomicAnd = "atomic_and", family: Atomic, format: Plain, arity: Fixed(2), effect: Atomic, convergent: false, foldable: false, rule: R::Atomic { values: 1, returns: true };
+    AtomicOr = "atomic_or", family: Atomic, format: Plain, arity: Fixed(2), effect: Atomic, convergent: false, foldable: false, rule: R::Atomic { values: 1, returns: true };
+    AtomicXor = "atomic_xor", family: Atomic, format: Plain, arity: Fixed(2), effect: Atomic, convergent: false, foldable: false, rule: R::Atomic { values: 1, returns: true };
+    AtomicMin = "atomic_min", family: Atomic, format: Plain, arity: Fixed(2), effect: Atomic, convergent: false, foldable: false, rule: R::Atomic { values: 1, returns: true };
+    AtomicMax = "atomic_max", family: Atomic, format: Plain, arity: Fixed(2), effect: Atomic, convergent: false, foldable: false, rule: R::Atomic { values: 1, returns: true };
     // --- synchronisation -----------------------------------------------------------------
     /// Execution and workgroup-memory barrier.
-    WorkgroupBarrier = "workgroup_barrier", Plain, Fixed(0), Barrier, true, false, R::NoValue;
+    WorkgroupBarrier = "workgroup_barrier", family: Synchronisation, format: Plain, arity: Fixed(0), effect: Barrier, convergent: true, foldable: false, rule: R::NoValue;
     /// Execution and storage-memory barrier.
-    StorageBarrier = "storage_barrier", Plain, Fixed(0), Barrier, true, false, R::NoValue;
+    StorageBarrier = "storage_barrier", family: Synchronisation, format: Plain, arity: Fixed(0), effect: Barrier, convergent: true, foldable: false, rule: R::NoValue;
     /// Load through a workgroup pointer, the same value in every invocation (a barrier).
-    WorkgroupUniformLoad = "workgroup_uniform_load", Plain, Fixed(1), Barrier, true, false, R::WorkgroupUniformLoad;
+    WorkgroupUniformLoad = "workgroup_uniform_load", family: Synchronisation, format: Plain, arity: Fixed(1), effect: Barrier, convergent: true, foldable: false, rule: R::WorkgroupUniformLoad;
     // --- special registers ---------------------------------------------------------------
     /// Local invocation id within the workgroup.
-    ThreadId = "thread_id", Plain, Fixed(0), Pure, false, false, R::SpecialRegister(RegisterType::Vec3U32);
-    WorkgroupId = "workgroup_id", Plain, Fixed(0), Pure, false, false, R::SpecialRegister(RegisterType::Vec3U32);
+    ThreadId = "thread_id", family: SpecialRegister, format: Plain, arity: Fixed(0), effect: Pure, convergent: false, foldable: false, rule: R::SpecialRegister(RegisterType::Vec3U32);
+    WorkgroupId = "workgroup_id", family: SpecialRegister, format: Plain, arity: Fixed(0), effect: Pure, convergent: false, foldable: false, rule: R::SpecialRegister(RegisterType::Vec3U32);
     /// Global invocation id.
-    DispatchId = "dispatch_id", Plain, Fixed(0), Pure, false, false, R::SpecialRegister(RegisterType::Vec3U32);
-    LocalInvocationIndex = "local_invocation_index", Plain, Fixed(0), Pure, false, false, R::SpecialRegister(RegisterType::U32);
-    WorkgroupSize = "workgroup_size", Plain, Fixed(0), Pure, false, false, R::SpecialRegister(RegisterType::Vec3U32);
+    DispatchId = "dispatch_id", family: SpecialRegister, format: Plain, arity: Fixed(0), effect: Pure, convergent: false, foldable: false, rule: R::SpecialRegister(RegisterType::Vec3U32);
+    LocalInvocationIndex = "local_invocation_index", family: SpecialRegister, format: Plain, arity: Fixed(0), effect: Pure, convergent: false, foldable: false, rule: R::SpecialRegister(RegisterType::U32);
+    WorkgroupSize = "workgroup_size", family: SpecialRegister, format: Plain, arity: Fixed(0), effect: Pure, convergent: false, foldable: false, rule: R::SpecialRegister(RegisterType::Vec3U32);
     /// Number of workgroups in the dispatch.
-    NumWorkgroups = "num_workgroups", Plain, Fixed(0), Pure, false, false, R::SpecialRegister(RegisterType::Vec3U32);
+    NumWorkgroups = "num_workgroups", family: SpecialRegister, format: Plain, arity: Fixed(0), effect: Pure, convergent: false, foldable: false, rule: R::SpecialRegister(RegisterType::Vec3U32);
     /// Number of invocations in the dispatch (workgroups times workgroup size).
-    DispatchSize = "dispatch_size", Plain, Fixed(0), Pure, false, false, R::SpecialRegister(RegisterType::Vec3U32);
-    SubgroupInvocationId = "subgroup_invocation_id", Plain, Fixed(0), Pure, false, false, R::SpecialRegister(RegisterType::U32);
-    SubgroupSize = "subgroup_size", Plain, Fixed(0), Pure, false, false, R::SpecialRegister(RegisterType::U32);
+    DispatchSize = "dispatch_size", family: SpecialRegister, format: Plain, arity: Fixed(0), effect: Pure, convergent: false, foldable: false, rule: R::SpecialRegister(RegisterType::Vec3U32);
+    SubgroupInvocationId = "subgroup_invocation_id", family: SpecialRegister, format: Plain, arity: Fixed(0), effect: Pure, convergent: false, foldable: false, rule: R::SpecialRegister(RegisterType::U32);
+    SubgroupSize = "subgroup_size", family: SpecialRegister, format: Plain, arity: Fixed(0), effect: Pure, convergent: false, foldable: false, rule: R::SpecialRegister(RegisterType::U32);
     /// Fragment coordinate (`position` as a fragment input).
-    FragCoord = "frag_coord", Plain, Fixed(0), Pure, false, false, R::SpecialRegister(RegisterType::Vec4F32);
-    FrontFacing = "front_facing", Plain, Fixed(0), Pure, false, false, R::SpecialRegister(RegisterType::Bool);
-    VertexIndex = "vertex_index", Plain, Fixed(0), Pure, false, false, R::SpecialRegister(RegisterType::U32);
-    InstanceIndex = "instance_index", Plain, Fixed(0), Pure, false, false, R::SpecialRegister(RegisterType::U32);
-    BaseInstance = "base_instance", Plain, Fixed(0), Pure, false, false, R::SpecialRegister(RegisterType::U32);
-    SampleIndex = "sample_index", Plain, Fixed(0), Pure, false, false, R::SpecialRegister(RegisterType::U32);
-    PrimitiveId = "primitive_id", Plain, Fixed(0), Pure, false, false, R::SpecialRegister(RegisterType::U32);
+    FragCoord = "frag_coord", family: SpecialRegister, format: Plain, arity: Fixed(0), effect: Pure, convergent: false, foldable: false, rule: R::SpecialRegister(RegisterType::Vec4F32);
+    FrontFacing = "front_facing", family: SpecialRegister, format: Plain, arity: Fixed(0), effect: Pure, convergent: false, foldable: false, rule: R::SpecialRegister(RegisterType::Bool);
+    VertexIndex = "vertex_index", family: SpecialRegister, format: Plain, arity: Fixed(0), effect: Pure, convergent: false, foldable: false, rule: R::SpecialRegister(RegisterType::U32);
+    InstanceIndex = "instance_index", family: SpecialRegister, format: Plain, arity: Fixed(0), effect: Pure, convergent: false, foldable: false, rule: R::SpecialRegister(RegisterType::U32);
+    BaseInstance = "base_instance", family: SpecialRegister, format: Plain, arity: Fixed(0), effect: Pure, convergent: false, foldable: false, rule: R::SpecialRegister(RegisterType::U32);
+    SampleIndex = "sample_index", family: SpecialRegister, format: Plain, arity: Fixed(0), effect: Pure, convergent: false, foldable: false, rule: R::SpecialRegister(RegisterType::U32);
+    PrimitiveId = "primitive_id", family: SpecialRegister, format: Plain, arity: Fixed(0), effect: Pure, convergent: false, foldable: false, rule: R::SpecialRegister(RegisterType::U32);
     // --- textures ------------------------------------------------------------------------
     /// `texture_sample t, s, coord[, layer]` (implicit derivatives: fragment only).
-    TextureSample = "texture_sample", Plain, Range(3, 4), ResourceRead, true, false, R::Texture;
+    TextureSample = "texture_sample", family: Texture, format: Plain, arity: Range(3, 4), effect: ResourceRead, convergent: true, foldable: false, rule: R::Texture;
     /// `texture_sample_bias t, s, coord[, layer], bias`.
-    TextureSampleBias = "texture_sample_bias", Plain, Range(4, 5), ResourceRead, true, false, R::Texture;
+    TextureSampleBias = "texture_sample_bias", family: Texture, format: Plain, arity: Range(4, 5), effect: ResourceRead, convergent: true, foldable: false, rule: R::Texture;
     /// `texture_sample_level t, s, coord[, layer], level`.
-    TextureSampleLevel = "texture_sample_level", Plain, Range(4, 5), ResourceRead, false, false, R::Texture;
+    TextureSampleLevel = "texture_sample_level", family: Texture, format: Plain, arity: Range(4, 5), effect: ResourceRead, convergent: false, foldable: false, rule: R::Texture;
     /// `texture_sample_grad t, s, coord[, layer], ddx, ddy`.
-    TextureSampleGrad = "texture_sample_grad", Plain, Range(5, 6), ResourceRead, false, false, R::Texture;
+    TextureSampleGrad = "texture_sample_grad", family: Texture, format: Plain, arity: Range(5, 6), effect: ResourceRead, convergent: false, foldable: false, rule: R::Texture;
     /// `texture_sample_compare t, s, coord[, layer], depth_ref` (level 0).
-    TextureSampleCompare = "texture_sample_compare", Plain, Range(4, 5), ResourceRead, false, false, R::Texture;
+    TextureSampleCompare = "texture_sample_compare", family: Texture, format: Plain, arity: Range(4, 5), effect: ResourceRead, convergent: false, foldable: false, rule: R::Texture;
     /// `texture_load t, coord[, layer][, level_or_sample]`.
-    TextureLoad = "texture_load", Plain, Range(2, 4), ResourceRead, false, false, R::Texture;
+    TextureLoad = "texture_load", family: Texture, format: Plain, arity: Range(2, 4), effect: ResourceRead, convergent: false, foldable: false, rule: R::Texture;
     /// `texture_store t, coord[, layer], value`.
-    TextureStore = "texture_store", Plain, Range(3, 4), ResourceWrite, false, false, R::Texture;
+    TextureStore = "texture_store", family: Texture, format: Plain, arity: Range(3, 4), effect: ResourceWrite, convergent: false, foldable: false, rule: R::Texture;
     /// `texture_dimensions t[, level]`.
-    TextureDimensions = "texture_dimensions", Plain, Range(1, 2), Pure, false, false, R::Texture;
-    TextureNumLevels = "texture_num_levels", Plain, Fixed(1), Pure, false, false, R::Texture;
-    TextureNumLayers = "texture_num_layers", Plain, Fixed(1), Pure, false, false, R::Texture;
-    TextureNumSamples = "texture_num_samples", Plain, Fixed(1), Pure, false, false, R::Texture;
+    TextureDimensions = "texture_dimensions", family: Texture, format: Plain, arity: Range(1, 2), effect: Pure, convergent: false, foldable: false, rule: R::Texture;
+    TextureNumLevels = "texture_num_levels", family: Texture, format: Plain, arity: Fixed(1), effect: Pure, convergent: false, foldable: false, rule: R::Texture;
+    TextureNumLayers = "texture_num_layers", family: Texture, format: Plain, arity: Fixed(1), effect: Pure, convergent: false, foldable: false, rule: R::Texture;
+    TextureNumSamples = "texture_num_samples", family: Texture, format: Plain, arity: Fixed(1), effect: Pure, convergent: false, foldable: false, rule: R::Texture;
     // --- derivatives (fragment only, convergent) -----------------------------------------
-    Dpdx = "dpdx", Plain, Fixed(1), Pure, true, false, R::SameFloat;
-    Dpdy = "dpdy", Plain, Fixed(1), Pure, true, false, R::SameFloat;
-    Fwidth = "fwidth", Plain, Fixed(1), Pure, true, false, R::SameFloat;
-    DpdxCoarse = "dpdx_coarse", Plain, Fixed(1), Pure, true, false, R::SameFloat;
-    DpdyCoarse = "dpdy_coarse", Plain, Fixed(1), Pure, true, false, R::SameFloat;
-    FwidthCoarse = "fwidth_coarse", Plain, Fixed(1), Pure, true, false, R::SameFloat;
-    DpdxFine = "dpdx_fine", Plain, Fixed(1), Pure, true, false, R::SameFloat;
-    DpdyFine = "dpdy_fine", Plain, Fixed(1), Pure, true, false, R::SameFloat;
-    FwidthFine = "fwidth_fine", Plain, Fixed(1), Pure, true, false, R::SameFloat;
+    Dpdx = "dpdx", family: Derivative, format: Plain, arity: Fixed(1), effect: Pure, convergent: true, foldable: false, rule: R::SameFloat;
+    Dpdy = "dpdy", family: Derivative, format: Plain, arity: Fixed(1), effect: Pure, convergent: true, foldable: false, rule: R::SameFloat;
+    Fwidth = "fwidth", family: Derivative, format: Plain, arity: Fixed(1), effect: Pure, convergent: true, foldable: false, rule: R::SameFloat;
+    DpdxCoarse = "dpdx_coarse", family: Derivative, format: Plain, arity: Fixed(1), effect: Pure, convergent: true, foldable: false, rule: R::SameFloat;
+    DpdyCoarse = "dpdy_coarse", family: Derivative, format: Plain, arity: Fixed(1), effect: Pure, convergent: true, foldable: false, rule: R::SameFloat;
+    FwidthCoarse = "fwidth_coarse", family: Derivative, format: Plain, arity: Fixed(1), effect: Pure, convergent: true, foldable: false, rule: R::SameFloat;
+    DpdxFine = "dpdx_fine", family: Derivative, format: Plain, arity: Fixed(1), effect: Pure, convergent: true, foldable: false, rule: R::SameFloat;
+    DpdyFine = "dpdy_fine", family: Derivative, format: Plain, arity: Fixed(1), effect: Pure, convergent: true, foldable: false, rule: R::SameFloat;
+    FwidthFine = "fwidth_fine", family: Derivative, format: Plain, arity: Fixed(1), effect: Pure, convergent: true, foldable: false, rule: R::SameFloat;
     // --- calls and debugging -------------------------------------------------------------
-    Call = "call", Call, AtLeast(0), Call, false, false, R::Call;
+    Call = "call", family: Call, format: Call, arity: AtLeast(0), effect: Call, convergent: false, foldable: false, rule: R::Call;
     /// `print "format", values...`.
-    Print = "print", Message, AtLeast(0), Volatile, false, false, R::Print;
+    Print = "print", family: Debug, format: Message, arity: AtLeast(0), effect: Volatile, convergent: false, foldable: false, rule: R::Print;
     /// `assert "message", cond`.
-    Assert = "assert", Message, Fixed(1), Volatile, false, false, R::Assert;
+    Assert = "assert", family: Debug, format: Message, arity: Fixed(1), effect: Volatile, convergent: false, foldable: false, rule: R::Assert;
     /// A device timestamp.
-    Clock = "clock", Plain, Fixed(0), TimeRead, false, false, R::Clock;
+    Clock = "clock", family: Debug, format: Plain, arity: Fixed(0), effect: TimeRead, convergent: false, foldable: false, rule: R::Clock;
     // --- terminators: plain --------------------------------------------------------------
-    Br = "br", Jump, Fixed(0), Terminator, false, false, R::Terminator;
-    CondBr = "cond_br", CondBranch, Fixed(1), Terminator, false, false, R::Terminator;
-    SwitchBr = "switch_br", SwitchBranch, Fixed(1), Terminator, false, false, R::Terminator;
-    Return = "return", Plain, AtLeast(0), Terminator, false, false, R::Terminator;
-    Unreachable = "unreachable", Message, Fixed(0), Terminator, false, false, R::Terminator;
+    Br = "br", family: Branch, format: Jump, arity: Fixed(0), effect: Terminator, convergent: false, foldable: false, rule: R::Terminator;
+    CondBr = "cond_br", family: Branch, format: CondBranch, arity: Fixed(1), effect: Terminator, convergent: false, foldable: false, rule: R::Terminator;
+    SwitchBr = "switch_br", family: Branch, format: SwitchBranch, arity: Fixed(1), effect: Terminator, convergent: false, foldable: false, rule: R::Terminator;
+    Return = "return", family: Branch, format: Plain, arity: AtLeast(0), effect: Terminator, convergent: false, foldable: false, rule: R::Terminator;
+    Unreachable = "unreachable", family: Branch, format: Message, arity: Fixed(0), effect: Terminator, convergent: false, foldable: false, rule: R::Terminator;
     /// Fragment discard (demote to helper invocation).
-    Discard = "discard", Plain, Fixed(0), Terminator, false, false, R::Terminator;
+    Discard = "discard", family: Branch, format: Plain, arity: Fixed(0), effect: Terminator, convergent: false, foldable: false, rule: R::Terminator;
     // --- terminators: structured ---------------------------------------------------------
-    If = "if", If, Fixed(1), Terminator, false, false, R::Terminator;
-    Loop = "loop", Loop, Fixed(0), Terminator, false, false, R::Terminator;
-    SimpleLoop = "simple_loop", SimpleLoop, Fixed(0), Terminator, false, false, R::Terminator;
-    Switch = "switch", Switch, Fixed(1), Terminator, false, false, R::Terminator;
-    Break = "break", Jump, Fixed(0), Terminator, false, false, R::Terminator;
-    Continue = "continue", Jump, Fixed(0), Terminator, false, false, R::Terminator;
+    If = "if", family: Structured, format: If, arity: Fixed(1), effect: Terminator, convergent: false, foldable: false, rule: R::Terminator;
+    Loop = "loop", family: Structured, format: Loop, arity: Fixed(0), effect: Terminator, convergent: false, foldable: false, rule: R::Terminator;
+    SimpleLoop = "simple_loop", family: Structured, format: SimpleLoop, arity: Fixed(0), effect: Terminator, convergent: false, foldable: false, rule: R::Terminator;
+    Switch = "switch", family: Structured, format: Switch, arity: Fixed(1), effect: Terminator, convergent: false, foldable: false, rule: R::Terminator;
+    Break = "break", family: Structured, format: Jump, arity: Fixed(0), effect: Terminator, convergent: false, foldable: false, rule: R::Terminator;
+    Continue = "continue", family: Structured, format: Jump, arity: Fixed(0), effect: Terminator, convergent: false, foldable: false, rule: R::Terminator;
 }
 
 impl Opcode {
+    /// Ends a block (the `Terminator` effect class; exactly the `Branch` and `Structured`
+    /// families).
     pub fn is_terminator(self) -> bool {
         self.info().effect == EffectClass::Terminator
     }
 
-    /// Terminators with merge / body / update roles (DESIGN.md §2).
+    /// Structured terminators with merge / body / update roles: `if`, `loop`,
+    /// `simple_loop`, `switch` (see `docs/ir.md`).
     pub fn is_structured(self) -> bool {
+        let info = self.info();
+        info.family == OpFamily::Structured && info.format != Format::Jump
+    }
+
+    /// Terminators that only structured control flow may use: `break`, `continue`.
+    pub fn is_structured_exit(self) -> bool {
+        let info = self.info();
+        info.family == OpFamily::Structured && info.format == Format::Jump
+    }
+
+    /// Plain multi-successor branches (forbidden by `require_no_unstructured_control_flow`):
+    /// `cond_br`, `switch_br`.
+    pub fn is_unstructured_branch(self) -> bool {
         matches!(
-            self,
-            Opcode::If | Opcode::Loop | Opcode::SimpleLoop | Opcode::Switch
+            self.info().format,
+            Format::CondBranch | Format::SwitchBranch
         )
     }
 
-    /// Terminators that only structured control flow may use.
-    pub fn is_structured_exit(self) -> bool {
-        matches!(self, Opcode::Break | Opcode::Continue)
-    }
-
-    /// Plain multi-successor branches (forbidden by `require_no_unstructured_control_flow`).
-    pub fn is_unstructured_branch(self) -> bool {
-        matches!(self, Opcode::CondBr | Opcode::SwitchBr)
-    }
-
+    /// Collective operations (the table's `convergent` column): barriers, derivatives and
+    /// implicit-derivative texture samples. The same as [`Opcode::is_collective`].
     pub fn is_convergent(self) -> bool {
         self.info().convergent
+    }
+
+    /// The table's `family` column.
+    pub fn family(self) -> OpFamily {
+        self.info().family
+    }
+
+    /// Operations every invocation of a group must reach together (the `convergent`
+    /// column): never duplicated, made conditional, or moved across control flow.
+    pub fn is_collective(self) -> bool {
+        self.info().convergent
+    }
+
+    /// Constant folding may evaluate this op (the `foldable` column).
+    pub fn is_foldable(self) -> bool {
+        self.info().foldable
+    }
+
+    /// Atomic read-modify-write operations.
+    pub fn is_atomic(self) -> bool {
+        self.family() == OpFamily::Atomic
+    }
+
+    /// Screen-space derivatives.
+    pub fn is_derivative(self) -> bool {
+        self.family() == OpFamily::Derivative
+    }
+
+    /// Texture sampling, loads, stores and queries.
+    pub fn is_texture(self) -> bool {
+        self.family() == OpFamily::Texture
+    }
+
+    /// Barriers and `workgroup_uniform_load`: operations only compute kernels may use.
+    pub fn is_synchronisation(self) -> bool {
+        self.family() == OpFamily::Synchronisation
+    }
+
+    /// Special-register reads (`thread_id`, `frag_coord`, ...).
+    pub fn is_special_register(self) -> bool {
+        self.family() == OpFamily::SpecialRegister
+    }
+
+    /// Trigonometric, hyperbolic, exponential and logarithmic functions, `pow` and the
+    /// angle conversions (see [`OpFamily::ElementaryFunction`]).
+    pub fn is_elementary_function(self) -> bool {
+        self.family() == OpFamily::ElementaryFunction
     }
 }
 
@@ -560,5 +694,64 @@ mod tests {
                 "{op}"
             );
         }
+    }
+
+    /// The family column agrees with the other columns and with the mnemonics, so a row
+    /// put in the wrong family is caught here rather than by a back-end.
+    #[test]
+    fn families_agree_with_effects_rules_and_mnemonics() {
+        for &op in Opcode::ALL {
+            let info = op.info();
+            let name = op.mnemonic();
+            let family = info.family;
+            assert_eq!(
+                op.is_terminator(),
+                matches!(family, OpFamily::Branch | OpFamily::Structured),
+                "{op}"
+            );
+            assert_eq!(op.is_atomic(), info.effect == EffectClass::Atomic, "{op}");
+            assert_eq!(op.is_atomic(), name.starts_with("atomic_"), "{op}");
+            assert_eq!(op.is_texture(), info.rule == TypeRule::Texture, "{op}");
+            assert_eq!(op.is_texture(), name.starts_with("texture_"), "{op}");
+            assert_eq!(
+                op.is_special_register(),
+                matches!(info.rule, TypeRule::SpecialRegister(_)),
+                "{op}"
+            );
+            assert_eq!(
+                op.is_synchronisation(),
+                info.effect == EffectClass::Barrier,
+                "{op}"
+            );
+            let derivative = ["dpdx", "dpdy", "fwidth"]
+                .iter()
+                .any(|p| name.starts_with(p));
+            assert_eq!(op.is_derivative(), derivative, "{op}");
+            if op.is_derivative() || op.is_synchronisation() {
+                assert!(op.is_collective(), "{op} must be convergent");
+            }
+            if op.is_foldable() {
+                assert_eq!(info.effect, EffectClass::Pure, "foldable {op} must be pure");
+            }
+            if family == OpFamily::ElementaryFunction {
+                assert!(
+                    !op.is_foldable(),
+                    "{op}: targets approximate it; do not fold"
+                );
+                assert!(matches!(info.rule, TypeRule::SameFloat), "{op}");
+            }
+        }
+        let structured: Vec<&str> = Opcode::ALL
+            .iter()
+            .filter(|op| op.is_structured())
+            .map(|op| op.mnemonic())
+            .collect();
+        assert_eq!(structured, ["if", "loop", "simple_loop", "switch"]);
+        let exits: Vec<&str> = Opcode::ALL
+            .iter()
+            .filter(|op| op.is_structured_exit())
+            .map(|op| op.mnemonic())
+            .collect();
+        assert_eq!(exits, ["break", "continue"]);
     }
 }

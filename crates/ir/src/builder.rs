@@ -16,7 +16,7 @@
 //!   selector's width ([`canonical_scalar_bits`]) and reject duplicates.
 //! - **Structured shapes.** `if_`, `loop_`, `simple_loop` and `switch` create fresh blocks
 //!   and emit the structured terminator; filling the blocks according to the lowering
-//!   contract (DESIGN.md §2) is the caller's job and the verifier's to check.
+//!   contract (see `docs/ir.md`) is the caller's job and the verifier's to check.
 //!
 //! Edge arguments are *not* checked against the target's parameters: parameters may be
 //! appended after an edge exists (the [`crate::ssa_builder`] does exactly that); the

@@ -11,6 +11,7 @@ use crate::types::{Scalar, ScalarKind};
 use cranelift_entity::PrimaryMap;
 use std::collections::HashMap;
 
+/// The value of a constant, given its type.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum ConstKind {
     /// A scalar's canonical bit pattern.
@@ -23,9 +24,12 @@ pub enum ConstKind {
     Undef,
 }
 
+/// One interned constant: its type and value.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct ConstData {
+    /// The constant's type.
     pub ty: Type,
+    /// The constant's value, which the verifier checks fits `ty`.
     pub kind: ConstKind,
 }
 
@@ -61,6 +65,7 @@ pub struct ConstStore {
 }
 
 impl ConstStore {
+    /// An empty store.
     pub fn new() -> Self {
         Self::default()
     }
@@ -76,22 +81,30 @@ impl ConstStore {
         c
     }
 
+    /// The type and value of `c`.
+    ///
+    /// # Panics
+    /// When `c` is not an index of this store; see [`ConstStore::try_get`].
     pub fn get(&self, c: Const) -> &ConstData {
         &self.consts[c]
     }
 
+    /// The type and value of `c`, or `None` when `c` is not an index of this store.
     pub fn try_get(&self, c: Const) -> Option<&ConstData> {
         self.consts.get(c)
     }
 
+    /// The number of distinct constants interned.
     pub fn len(&self) -> usize {
         self.consts.len()
     }
 
+    /// Whether no constant has been interned.
     pub fn is_empty(&self) -> bool {
         self.consts.is_empty()
     }
 
+    /// Every constant with its data, in interning order.
     pub fn iter(&self) -> impl Iterator<Item = (Const, &ConstData)> {
         self.consts.iter()
     }

@@ -70,13 +70,14 @@ pub enum LayoutRules {
     Std140,
     /// `VK_EXT_scalar_block_layout`.
     Scalar,
-    /// Metal Shading Language (and LuisaCompute) types.
+    /// Metal Shading Language types.
     Metal,
     /// C / CUDA / PTX.
     C,
 }
 
 impl LayoutRules {
+    /// Every rule set, in declaration order.
     pub const ALL: [LayoutRules; 5] = [
         LayoutRules::Std430,
         LayoutRules::Std140,
@@ -85,6 +86,8 @@ impl LayoutRules {
         LayoutRules::C,
     ];
 
+    /// The rule set's name: `std430`, `std140`, `scalar`, `metal` or `c` (as reflection
+    /// output spells it).
     pub fn name(self) -> &'static str {
         match self {
             LayoutRules::Std430 => "std430",
@@ -95,6 +98,7 @@ impl LayoutRules {
         }
     }
 
+    /// Parses the spelling produced by [`LayoutRules::name`]; `None` for any other string.
     pub fn from_name(name: &str) -> Option<Self> {
         LayoutRules::ALL
             .into_iter()
@@ -111,7 +115,10 @@ impl fmt::Display for LayoutRules {
 /// Where the bytes of one type go.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TypeLayout {
+    /// Size in bytes (0 for a bare runtime array; a runtime-sized struct counts zero
+    /// elements of its trailing array).
     pub size: u32,
+    /// Alignment in bytes, a power of two ≥ 1.
     pub align: u32,
     /// Array or runtime array: element stride; matrix: column stride; else `None`.
     pub stride: Option<u32>,
@@ -142,51 +149,101 @@ impl TypeLayout {
 /// Why a type has no layout under some rules.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum LayoutError {
+    /// A runtime-sized type used as an array element.
     #[error("{ty} is runtime-sized and cannot be used where a fixed size is needed")]
-    Unsized { ty: String },
+    Unsized {
+        /// The runtime-sized type, in text-form syntax.
+        ty: String,
+    },
+    /// A runtime-sized member that is not the last member of its struct.
     #[error("struct %{struct_name}: runtime-sized member `{member}` is not the last member")]
-    RuntimeArrayNotLast { struct_name: String, member: String },
+    RuntimeArrayNotLast {
+        /// The struct's name.
+        struct_name: String,
+        /// The runtime-sized member's name.
+        member: String,
+    },
+    /// An opaque type, or a type containing one.
     #[error("opaque type {ty} has no memory layout")]
-    Opaque { ty: String },
+    Opaque {
+        /// The opaque type, in text-form syntax.
+        ty: String,
+    },
+    /// A texture or sampler type, or a type containing one.
     #[error("resource type {ty} has no memory layout")]
-    Resource { ty: String },
+    Resource {
+        /// The resource type, in text-form syntax.
+        ty: String,
+    },
+    /// `void`, or a type containing it.
     #[error("void has no memory layout")]
     Void,
+    /// An explicit member offset that is not a multiple of the member's alignment.
     #[error(
         "struct %{struct_name}: explicit offset {offset} of member `{member}` is not a \
          multiple of its alignment {required_align}"
     )]
     BadExplicitOffset {
+        /// The struct's name.
         struct_name: String,
+        /// The member's name.
         member: String,
+        /// The explicit offset, in bytes.
         offset: u32,
+        /// The member's alignment under the rules, in bytes.
         required_align: u32,
     },
+    /// An explicit member offset inside the previous member.
     #[error(
         "struct %{struct_name}: explicit offset {offset} of member `{member}` is before the \
          end ({previous_end}) of the previous member"
     )]
     OverlappingMember {
+        /// The struct's name.
         struct_name: String,
+        /// The member's name.
         member: String,
+        /// The explicit offset, in bytes.
         offset: u32,
+        /// The offset one past the previous member's last byte.
         previous_end: u32,
     },
+    /// An explicit struct alignment that is not a power of two or, under metal, is below
+    /// the largest member alignment.
     #[error(
         "struct %{struct_name}: explicit alignment {align} is not a power of two of at least \
          {required_align}"
     )]
     BadExplicitAlign {
+        /// The struct's name.
         struct_name: String,
+        /// The explicit alignment, in bytes.
         align: u32,
+        /// The largest member alignment, in bytes (a lower bound only under metal).
         required_align: u32,
     },
+    /// A malformed store entry: an index out of range, a bad scalar width, a vector or
+    /// matrix with a count outside 2..=4.
     #[error("{ty} is not a valid type: {reason}")]
-    InvalidType { ty: String, reason: &'static str },
+    InvalidType {
+        /// The offending type, by index (`typeN`): spelling it out may not be possible.
+        ty: String,
+        /// What is wrong with it.
+        reason: &'static str,
+    },
+    /// Nesting deeper than [`MAX_NESTING`], which only a reference cycle can produce in a
+    /// store built through [`TypeStore`]'s interning.
     #[error("{ty} nests types more than {MAX_NESTING} levels deep (a reference cycle?)")]
-    NestedTooDeeply { ty: String },
+    NestedTooDeeply {
+        /// The type the walk stopped at, by index or in text-form syntax.
+        ty: String,
+    },
+    /// A size, offset or stride that overflows `u32`.
     #[error("{ty} does not fit in 4 GiB")]
-    TooLarge { ty: String },
+    TooLarge {
+        /// The type, in text-form syntax.
+        ty: String,
+    },
 }
 
 /// The layout of `ty` under `rules`. Nested types are recomputed on every call; use a
@@ -262,6 +319,7 @@ pub struct LayoutCache {
 type CachedLayout = Result<(TypeLayout, bool), LayoutError>;
 
 impl LayoutCache {
+    /// An empty cache for layouts under `rules`.
     pub fn new(rules: LayoutRules) -> Self {
         LayoutCache {
             rules,
@@ -269,6 +327,7 @@ impl LayoutCache {
         }
     }
 
+    /// The rule set this cache answers for.
     pub fn rules(&self) -> LayoutRules {
         self.rules
     }

@@ -33,22 +33,34 @@ pub enum ValueDef {
     Detached,
 }
 
+/// One value's entry in the graph.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct ValueData {
+    /// The value's type. An alias has the type of its target.
     pub ty: Type,
+    /// Where the value comes from.
     pub def: ValueDef,
 }
 
+/// One block's entry in the graph; its instructions and position are in the layout.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct BlockData {
+    /// The block parameters, in order; parameter `i` is defined as
+    /// `ValueDef::Param(block, i)`.
     pub params: Vec<Value>,
 }
 
+/// The instructions, values and blocks of one function, with each instruction's result
+/// and metadata. Entities are never freed: removing an instruction or block takes it out
+/// of the layout and leaves its entry here.
 #[derive(Clone, Debug, Default)]
 pub struct DataFlowGraph {
+    /// Every instruction ever created, placed in the layout or not.
     pub insts: PrimaryMap<Inst, InstData>,
     results: SecondaryMap<Inst, PackedOption<Value>>,
+    /// Every value ever created, including aliases and detached values.
     pub values: PrimaryMap<Value, ValueData>,
+    /// Every block ever created, placed in the layout or not.
     pub blocks: PrimaryMap<Block, BlockData>,
     const_values: SecondaryMap<Const, PackedOption<Value>>,
     global_values: SecondaryMap<Global, PackedOption<Value>>,
@@ -56,6 +68,7 @@ pub struct DataFlowGraph {
 }
 
 impl DataFlowGraph {
+    /// An empty graph.
     pub fn new() -> Self {
         Self::default()
     }
@@ -87,22 +100,30 @@ impl DataFlowGraph {
         self.results[inst] = value.into();
     }
 
+    /// The result of `inst`; `None` when it has none (or `inst` is out of range).
     pub fn inst_result(&self, inst: Inst) -> Option<Value> {
         self.results[inst].expand()
     }
 
+    /// The data of `inst`.
+    ///
+    /// # Panics
+    /// When `inst` is out of range; see [`DataFlowGraph::inst_is_valid`].
     pub fn inst(&self, inst: Inst) -> &InstData {
         &self.insts[inst]
     }
 
+    /// Mutable access to the data of `inst`. Panics when `inst` is out of range.
     pub fn inst_mut(&mut self, inst: Inst) -> &mut InstData {
         &mut self.insts[inst]
     }
 
+    /// The number of instructions ever created (placed or not).
     pub fn num_insts(&self) -> usize {
         self.insts.len()
     }
 
+    /// Whether `inst` is an index of this graph.
     pub fn inst_is_valid(&self, inst: Inst) -> bool {
         inst.index() < self.insts.len()
     }
@@ -114,14 +135,17 @@ impl DataFlowGraph {
         }
     }
 
+    /// The metadata of `inst`; `None` when it has none.
     pub fn metadata(&self, inst: Inst) -> Option<&Metadata> {
         self.inst_metadata.get(inst).and_then(|m| m.as_deref())
     }
 
+    /// Mutable metadata of `inst`, created empty on first access.
     pub fn metadata_mut(&mut self, inst: Inst) -> &mut Metadata {
         self.inst_metadata[inst].get_or_insert_with(Default::default)
     }
 
+    /// Replaces the metadata of `inst`; empty metadata is stored as none.
     pub fn set_metadata(&mut self, inst: Inst, md: Metadata) {
         self.inst_metadata[inst] = if md.is_empty() {
             None
@@ -140,15 +164,21 @@ impl DataFlowGraph {
         })
     }
 
+    /// Whether `v` is an index of this graph.
     pub fn value_is_valid(&self, v: Value) -> bool {
         v.index() < self.values.len()
     }
 
+    /// The type of `v` after resolving aliases.
+    ///
+    /// # Panics
+    /// When `v` (or its alias target) is out of range; see [`DataFlowGraph::value_is_valid`].
     pub fn value_type(&self, v: Value) -> Type {
         self.values[self.resolve(v)].ty
     }
 
-    /// The definition of `v` after resolving aliases.
+    /// The definition of `v` after resolving aliases (never [`ValueDef::Alias`]). Panics
+    /// when `v` is out of range.
     pub fn value_def(&self, v: Value) -> ValueDef {
         self.values[self.resolve(v)].def
     }
@@ -232,14 +262,18 @@ impl DataFlowGraph {
 
     // --- blocks --------------------------------------------------------------------------
 
+    /// Creates a block with no parameters. It is not placed in the layout.
     pub fn make_block(&mut self) -> Block {
         self.blocks.push(BlockData::default())
     }
 
+    /// Whether `b` is an index of this graph.
     pub fn block_is_valid(&self, b: Block) -> bool {
         b.index() < self.blocks.len()
     }
 
+    /// Adds a parameter of type `ty` after the existing ones and returns it. Callers add
+    /// the matching argument to every edge into `block`.
     pub fn append_block_param(&mut self, block: Block, ty: Type) -> Value {
         let index = self.blocks[block].params.len() as u32;
         let v = self.values.push(ValueData {
@@ -260,12 +294,14 @@ impl DataFlowGraph {
         self.blocks[block].params.push(value);
     }
 
+    /// The parameters of `block`, in order. Panics when `block` is out of range.
     pub fn block_params(&self, block: Block) -> &[Value] {
         &self.blocks[block].params
     }
 
-    /// Removes parameter `index` of `block`, renumbering the later ones. Callers remove
-    /// the matching argument of every edge into `block`.
+    /// Removes parameter `index` of `block`, renumbering the later ones, and returns the
+    /// removed (now detached) value. Callers remove the matching argument of every edge
+    /// into `block`. Panics when `index` is out of range.
     pub fn remove_block_param(&mut self, block: Block, index: usize) -> Value {
         let removed = self.blocks[block].params.remove(index);
         self.values[removed].def = ValueDef::Detached;

@@ -1,8 +1,8 @@
 //! Memory effects: what an instruction may read, write or otherwise observe, derived from
 //! the op table's [`EffectClass`] and refined by the address space of the pointer operand.
 //!
-//! This is the one table CSE, GVN, LICM and DCE consult (DESIGN.md §2, and
-//! `reference/luisa_xir.md` §2.4). The rules:
+//! This is the one table CSE, GVN, LICM and DCE consult (summarised in `docs/ir.md`).
+//! The rules:
 //!
 //! | class | scope | reads | writes | volatile |
 //! |---|---|---|---|---|

@@ -14,7 +14,10 @@ use std::fmt;
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum FunctionKind {
     /// A compute entry point.
-    Kernel { workgroup_size: [u32; 3] },
+    Kernel {
+        /// Invocations per workgroup along x, y and z; each at least 1.
+        workgroup_size: [u32; 3],
+    },
     /// A vertex-stage entry point.
     Vertex,
     /// A fragment-stage entry point.
@@ -26,6 +29,7 @@ pub enum FunctionKind {
 }
 
 impl FunctionKind {
+    /// Whether the function is a shader stage entry point (kernel, vertex or fragment).
     pub fn is_entry_point(self) -> bool {
         matches!(
             self,
@@ -33,6 +37,7 @@ impl FunctionKind {
         )
     }
 
+    /// The keyword that opens the function in the text form (`kernel`, `vertex`, ...).
     pub fn keyword(self) -> &'static str {
         match self {
             FunctionKind::Kernel { .. } => "kernel",
@@ -44,30 +49,47 @@ impl FunctionKind {
     }
 }
 
-/// Built-in stage inputs and outputs.
+/// Built-in stage inputs and outputs (the WGSL built-in values of the same names).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Builtin {
     /// Vertex output clip position; fragment input frag coord.
     Position,
+    /// Vertex input: index of the current vertex.
     VertexIndex,
+    /// Vertex input: index of the current instance.
     InstanceIndex,
+    /// Vertex input: the first instance of the draw.
     BaseInstance,
+    /// Vertex input: the vertex offset of the draw.
     BaseVertex,
+    /// Fragment input: whether the primitive faces the viewer.
     FrontFacing,
+    /// Fragment output: the fragment's depth.
     FragDepth,
+    /// Fragment input: the sample being shaded.
     SampleIndex,
+    /// Fragment input or output: the coverage mask of the samples.
     SampleMask,
+    /// Fragment input: index of the current primitive.
     PrimitiveIndex,
+    /// Compute input: the invocation's position within its workgroup.
     LocalInvocationId,
+    /// Compute input: the invocation's linear index within its workgroup.
     LocalInvocationIndex,
+    /// Compute input: the invocation's position within the whole dispatch.
     GlobalInvocationId,
+    /// Compute input: the workgroup's position within the dispatch.
     WorkgroupId,
+    /// Compute input: the dispatch size in workgroups.
     NumWorkgroups,
+    /// The invocation's index within its subgroup.
     SubgroupInvocationId,
+    /// The number of invocations in a subgroup.
     SubgroupSize,
 }
 
 impl Builtin {
+    /// Every built-in, in declaration order.
     pub const ALL: [Builtin; 17] = [
         Builtin::Position,
         Builtin::VertexIndex,
@@ -88,6 +110,7 @@ impl Builtin {
         Builtin::SubgroupSize,
     ];
 
+    /// The text-form spelling inside `builtin(..)`: the WGSL name (`vertex_index`, ...).
     pub fn name(self) -> &'static str {
         match self {
             Builtin::Position => "position",
@@ -110,6 +133,7 @@ impl Builtin {
         }
     }
 
+    /// Parses the spelling produced by [`Builtin::name`]; `None` for any other string.
     pub fn from_name(name: &str) -> Option<Self> {
         Builtin::ALL.into_iter().find(|b| b.name() == name)
     }
@@ -118,26 +142,37 @@ impl Builtin {
 /// Interpolation of a user-defined stage variable.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum InterpolationKind {
+    /// Perspective-correct interpolation.
     Perspective,
+    /// Linear interpolation in screen space.
     Linear,
+    /// No interpolation: every fragment gets the provoking vertex's value.
     Flat,
 }
 
 /// Where within a pixel an interpolated value is evaluated.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Sampling {
+    /// At the pixel centre.
     Center,
+    /// At a point inside both the pixel and the primitive.
     Centroid,
+    /// Per sample: the fragment shader runs once per covered sample.
     Sample,
 }
 
+/// How a user-defined stage variable is interpolated: spelled `kind, sampling` inside
+/// `location(..)` in the text form.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Interpolation {
+    /// Perspective, linear or flat.
     pub kind: InterpolationKind,
+    /// Where within the pixel the value is evaluated.
     pub sampling: Sampling,
 }
 
 impl InterpolationKind {
+    /// The text-form spelling: `perspective`, `linear` or `flat`.
     pub fn name(self) -> &'static str {
         match self {
             InterpolationKind::Perspective => "perspective",
@@ -146,6 +181,8 @@ impl InterpolationKind {
         }
     }
 
+    /// Parses the spelling produced by [`InterpolationKind::name`]; `None` for any other
+    /// string.
     pub fn from_name(name: &str) -> Option<Self> {
         Some(match name {
             "perspective" => InterpolationKind::Perspective,
@@ -157,6 +194,7 @@ impl InterpolationKind {
 }
 
 impl Sampling {
+    /// The text-form spelling: `center`, `centroid` or `sample`.
     pub fn name(self) -> &'static str {
         match self {
             Sampling::Center => "center",
@@ -165,6 +203,7 @@ impl Sampling {
         }
     }
 
+    /// Parses the spelling produced by [`Sampling::name`]; `None` for any other string.
     pub fn from_name(name: &str) -> Option<Self> {
         Some(match name {
             "center" => Sampling::Center,
@@ -178,9 +217,14 @@ impl Sampling {
 /// The stage binding of an entry-point parameter or result.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum StageBinding {
+    /// A built-in value: `builtin(name)`.
     Builtin(Builtin),
+    /// A user-defined stage variable: `location(n)` or `location(n, kind, sampling)`.
     Location {
+        /// The location number, matching a vertex output to a fragment input.
         location: u32,
+        /// How the value is interpolated; `None` means perspective at the pixel centre.
+        /// Only vertex outputs and fragment inputs are interpolated.
         interpolation: Option<Interpolation>,
     },
 }
@@ -206,16 +250,19 @@ impl fmt::Display for StageBinding {
 /// A parameter or result of a function signature.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct AbiParam {
+    /// The type of the value passed or returned.
     pub ty: Type,
     /// Required on entry-point parameters and results; absent elsewhere.
     pub binding: Option<StageBinding>,
 }
 
 impl AbiParam {
+    /// A parameter or result without a stage binding (for callables and externals).
     pub fn new(ty: Type) -> Self {
         AbiParam { ty, binding: None }
     }
 
+    /// An entry-point parameter or result with its stage binding.
     pub fn bound(ty: Type, binding: StageBinding) -> Self {
         AbiParam {
             ty,
@@ -228,7 +275,9 @@ impl AbiParam {
 /// several, each with its stage binding.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Signature {
+    /// The parameters, in order; a definition's entry block has one parameter per entry.
     pub params: Vec<AbiParam>,
+    /// The results, in order; empty for a function that returns nothing.
     pub returns: Vec<AbiParam>,
 }
 
@@ -237,14 +286,22 @@ pub struct Signature {
 pub struct Function {
     /// Unique within the module; the text form spells it `@name`.
     pub name: String,
+    /// Entry point, callable or external declaration.
     pub kind: FunctionKind,
+    /// Parameter and result types, with stage bindings on entry points.
     pub signature: Signature,
+    /// The blocks, instructions and values of the body (empty for a declaration).
     pub dfg: DataFlowGraph,
+    /// Which blocks are in the body, in which order, and which instructions each holds.
     pub layout: Layout,
+    /// Function-level metadata: presentation items and the semantic flags `no_inline`
+    /// and `signature_constraint`.
     pub metadata: Metadata,
 }
 
 impl Function {
+    /// A function with no blocks: a declaration, or a definition whose body the caller
+    /// builds next (see [`crate::builder`]).
     pub fn new(name: impl Into<String>, kind: FunctionKind, signature: Signature) -> Self {
         Function {
             name: name.into(),
@@ -256,6 +313,8 @@ impl Function {
         }
     }
 
+    /// The first block in layout, whose parameters are the function's; `None` while the
+    /// body is empty.
     pub fn entry_block(&self) -> Option<Block> {
         self.layout.entry_block()
     }

@@ -1,7 +1,7 @@
 //! Instruction data: an opcode, value operands, and a payload for everything that is not
 //! a value (literal indices, callee, message, branch destinations, structural roles).
 //!
-//! Executable edges versus structural roles (DESIGN.md §2): a [`BlockCall`] is an
+//! Executable edges versus structural roles (see `docs/ir.md`): a [`BlockCall`] is an
 //! executable edge — it passes arguments to the target's parameters and counts as a CFG
 //! successor. A bare [`Block`] in a payload (merge, loop body, loop update) is a structural
 //! role: an annotation that is not an edge, has no arguments, and is never a successor.
@@ -17,6 +17,7 @@ pub type ValueList = SmallVec<[Value; 3]>;
 /// An executable edge: a target block and the arguments bound to its parameters.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct BlockCall {
+    /// The target block.
     pub block: Block,
     /// One pointer wide (empty lists allocate nothing), so that branch payloads, and with
     /// them every instruction, stay small.
@@ -24,6 +25,7 @@ pub struct BlockCall {
 }
 
 impl BlockCall {
+    /// An edge to `block` with no arguments.
     pub fn new(block: Block) -> Self {
         BlockCall {
             block,
@@ -31,6 +33,7 @@ impl BlockCall {
         }
     }
 
+    /// An edge to `block` passing `args`, one per parameter of `block`, in order.
     pub fn with_args(block: Block, args: &[Value]) -> Self {
         BlockCall {
             block,
@@ -44,7 +47,9 @@ impl BlockCall {
 /// for unsigned and bool); the verifier rejects non-canonical and duplicate labels.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct SwitchTable {
+    /// `(label, edge)` pairs in text order; labels are canonical and distinct.
     pub cases: Vec<(u64, BlockCall)>,
+    /// The edge taken when no label matches the selector.
     pub default: BlockCall,
 }
 
@@ -52,43 +57,62 @@ pub struct SwitchTable {
 /// [`Format`]; the verifier rejects any mismatch.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Payload {
+    /// No payload: the instruction is its opcode and value operands (format `Plain`).
     None,
     /// Literal indices of `extract`, `insert` (member path) and `shuffle` (lanes).
     Indices(Box<[u32]>),
+    /// The function `call` invokes.
     Callee(Func),
+    /// The string of `print` (its format string), `assert` and `unreachable` (a
+    /// diagnostic).
     Message(Box<str>),
     /// `br`, `break`, `continue`.
     Jump(BlockCall),
+    /// `cond_br`: two edges, chosen by the condition operand.
     CondBranch {
+        /// Taken when the condition is true.
         then_dest: BlockCall,
+        /// Taken when the condition is false.
         else_dest: BlockCall,
     },
+    /// `switch_br`: one edge per case label plus the default, chosen by the selector.
     SwitchBranch(Box<SwitchTable>),
     /// Structured if: executable edges to both arms; `merge` is a role and may be absent
     /// when neither arm reaches it (both return, for example).
     If {
+        /// The then arm's entry, taken when the condition is true.
         then_dest: BlockCall,
+        /// The else arm's entry, taken when the condition is false.
         else_dest: BlockCall,
+        /// Where the arms rejoin; `None` when neither arm reaches a common block.
         merge: Option<Block>,
     },
     /// Structured loop: `prepare` is the executable edge; it evaluates the condition and
     /// branches to `body` or `merge`; `body` ends by reaching `update`, which branches back
     /// to `prepare`. `continue` targets `update`, `break` targets `merge`.
     Loop {
+        /// The edge into the loop: the block that evaluates the loop condition.
         prepare: BlockCall,
+        /// Role: the first block of the loop body.
         body: Block,
+        /// Role: the block `continue` reaches, which branches back to `prepare`.
         update: Block,
+        /// Role: the block after the loop, which `break` reaches.
         merge: Block,
     },
     /// Unconditional loop: `body` is entered by the edge and loops back to itself (by
     /// `continue body` or `br body`); it leaves only by `break merge`.
     SimpleLoop {
+        /// The edge into the loop body (also the loop's header).
         body: BlockCall,
+        /// Role: the block after the loop, which `break` reaches.
         merge: Block,
     },
     /// Structured switch: case and default edges, plus the merge role.
     Switch {
+        /// The case and default edges.
         table: Box<SwitchTable>,
+        /// Role: the block where the cases rejoin, which `break` reaches.
         merge: Block,
     },
 }
@@ -168,7 +192,8 @@ impl Payload {
         out
     }
 
-    /// The merge role of a structured terminator.
+    /// The merge role of a structured terminator; `None` for any other payload and for an
+    /// `if` without a merge.
     pub fn merge(&self) -> Option<Block> {
         match self {
             Payload::If { merge, .. } => *merge,
@@ -208,12 +233,17 @@ impl Payload {
 /// the data-flow graph.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct InstData {
+    /// What the instruction does; its row in the op table fixes the payload format and
+    /// operand count.
     pub opcode: Opcode,
+    /// The value operands, in order (edge arguments live in the payload).
     pub args: ValueList,
+    /// Everything that is not a value operand; its variant matches the opcode's format.
     pub payload: Payload,
 }
 
 impl InstData {
+    /// An instruction with no payload (format `Plain`).
     pub fn new(opcode: Opcode, args: &[Value]) -> Self {
         InstData {
             opcode,
@@ -222,6 +252,7 @@ impl InstData {
         }
     }
 
+    /// An instruction with a payload; the caller matches it to the opcode's format.
     pub fn with_payload(opcode: Opcode, args: &[Value], payload: Payload) -> Self {
         InstData {
             opcode,

@@ -1,6 +1,6 @@
 //! Order: which blocks a function's body holds and in which order, and which instructions
-//! each block holds and in which order. Kept apart from instruction data (DESIGN.md §2):
-//! moving code re-links these lists and never rebuilds an instruction.
+//! each block holds and in which order. Kept apart from instruction data (the
+//! [`crate::dfg::DataFlowGraph`]): moving code re-links these lists and never rebuilds an instruction.
 //!
 //! Both levels are doubly linked lists stored in dense side tables, so insertion before or
 //! after any node, removal and moves are O(1). The first block in order is the entry.
@@ -36,20 +36,24 @@ pub struct Layout {
 }
 
 impl Layout {
+    /// An empty layout: no blocks, no placed instructions.
     pub fn new() -> Self {
         Self::default()
     }
 
     // --- blocks --------------------------------------------------------------------------
 
+    /// The first block in order (the entry); `None` when the layout has no blocks.
     pub fn entry_block(&self) -> Option<Block> {
         self.first_block.expand()
     }
 
+    /// The last block in order; `None` when the layout has no blocks.
     pub fn last_block(&self) -> Option<Block> {
         self.last_block.expand()
     }
 
+    /// Whether `block` is currently in the block order.
     pub fn is_block_inserted(&self, block: Block) -> bool {
         self.blocks.get(block).is_some_and(|n| n.inserted)
     }
@@ -59,6 +63,8 @@ impl Layout {
         self.block_count
     }
 
+    /// Puts `block` at the end of the order. `block` must not be in the layout already
+    /// (checked in debug builds).
     pub fn append_block(&mut self, block: Block) {
         debug_assert!(
             !self.is_block_inserted(block),
@@ -76,6 +82,8 @@ impl Layout {
         self.block_count += 1;
     }
 
+    /// Puts `block` right after `after`. `block` must not be in the layout and `after`
+    /// must be (checked in debug builds).
     pub fn insert_block_after(&mut self, block: Block, after: Block) {
         debug_assert!(!self.is_block_inserted(block) && self.is_block_inserted(after));
         let next = self.blocks[after].next;
@@ -93,6 +101,8 @@ impl Layout {
         self.block_count += 1;
     }
 
+    /// Puts `block` right before `before` (becoming the entry when `before` was). `block`
+    /// must not be in the layout and `before` must be (checked in debug builds).
     pub fn insert_block_before(&mut self, block: Block, before: Block) {
         debug_assert!(!self.is_block_inserted(block) && self.is_block_inserted(before));
         let prev = self.blocks[before].prev;
@@ -111,7 +121,8 @@ impl Layout {
     }
 
     /// Removes `block` from the order. Its instructions stay attached to it, so the block
-    /// can be re-inserted elsewhere with its contents.
+    /// can be re-inserted elsewhere with its contents. `block` must be in the layout
+    /// (checked in debug builds).
     pub fn remove_block(&mut self, block: Block) {
         debug_assert!(self.is_block_inserted(block));
         let (prev, next) = {
@@ -133,10 +144,14 @@ impl Layout {
         self.block_count -= 1;
     }
 
+    /// The block after `block` in order; `None` for the last block and for a block not in
+    /// the layout.
     pub fn next_block(&self, block: Block) -> Option<Block> {
         self.blocks.get(block).and_then(|n| n.next.expand())
     }
 
+    /// The block before `block` in order; `None` for the entry and for a block not in the
+    /// layout.
     pub fn prev_block(&self, block: Block) -> Option<Block> {
         self.blocks.get(block).and_then(|n| n.prev.expand())
     }
@@ -151,26 +166,37 @@ impl Layout {
 
     // --- instructions --------------------------------------------------------------------
 
+    /// The first instruction of `block`; `None` when it holds none. A block removed from
+    /// the order keeps its instructions.
     pub fn first_inst(&self, block: Block) -> Option<Inst> {
         self.blocks.get(block).and_then(|n| n.first_inst.expand())
     }
 
+    /// The last instruction of `block` (its terminator in a complete body); `None` when it
+    /// holds none.
     pub fn last_inst(&self, block: Block) -> Option<Inst> {
         self.blocks.get(block).and_then(|n| n.last_inst.expand())
     }
 
+    /// The block holding `inst`; `None` when `inst` is not placed.
     pub fn inst_block(&self, inst: Inst) -> Option<Block> {
         self.insts.get(inst).and_then(|n| n.block.expand())
     }
 
+    /// The instruction after `inst` in its block; `None` at the block's end or when
+    /// `inst` is not placed.
     pub fn next_inst(&self, inst: Inst) -> Option<Inst> {
         self.insts.get(inst).and_then(|n| n.next.expand())
     }
 
+    /// The instruction before `inst` in its block; `None` at the block's start or when
+    /// `inst` is not placed.
     pub fn prev_inst(&self, inst: Inst) -> Option<Inst> {
         self.insts.get(inst).and_then(|n| n.prev.expand())
     }
 
+    /// Places `inst` at the end of `block`. `inst` must not be placed already (checked in
+    /// debug builds).
     pub fn append_inst(&mut self, inst: Inst, block: Block) {
         debug_assert!(self.inst_block(inst).is_none(), "{inst} is already placed");
         let last = self.blocks[block].last_inst;
@@ -186,6 +212,7 @@ impl Layout {
         self.blocks[block].last_inst = inst.into();
     }
 
+    /// Places `inst` at the start of `block`. `inst` must not be placed already.
     pub fn prepend_inst(&mut self, inst: Inst, block: Block) {
         match self.first_inst(block) {
             Some(first) => self.insert_inst_before(inst, first),
@@ -193,6 +220,8 @@ impl Layout {
         }
     }
 
+    /// Places `inst` right before `before`, in `before`'s block. `inst` must not be placed
+    /// already (checked in debug builds); `before` must be placed.
     pub fn insert_inst_before(&mut self, inst: Inst, before: Inst) {
         debug_assert!(self.inst_block(inst).is_none(), "{inst} is already placed");
         let block = self.insts[before].block;
@@ -213,6 +242,11 @@ impl Layout {
         }
     }
 
+    /// Places `inst` right after `after`, in `after`'s block. `inst` must not be placed
+    /// already.
+    ///
+    /// # Panics
+    /// When `after` is not placed in a block.
     pub fn insert_inst_after(&mut self, inst: Inst, after: Inst) {
         match self.next_inst(after) {
             Some(next) => self.insert_inst_before(inst, next),
@@ -225,7 +259,7 @@ impl Layout {
         }
     }
 
-    /// Unlinks `inst` from its block.
+    /// Unlinks `inst` from its block; does nothing when `inst` is not placed.
     pub fn remove_inst(&mut self, inst: Inst) {
         let InstNode { block, prev, next } = std::mem::take(&mut self.insts[inst]);
         let Some(block) = block.expand() else { return };

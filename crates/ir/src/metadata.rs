@@ -9,8 +9,11 @@
 /// A source location: file, line and column (1-based; column 0 when unknown).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct SourceLocation {
+    /// The source file's path or name, as the front end reported it.
     pub file: String,
+    /// The line, counting from 1.
     pub line: u32,
+    /// The column, counting from 1; 0 when unknown.
     pub column: u32,
 }
 
@@ -24,6 +27,7 @@ pub enum SpillKind {
 }
 
 impl SpillKind {
+    /// The text-form spelling after `reg2mem_spill =`: `block_param` or `cross_block`.
     pub fn name(self) -> &'static str {
         match self {
             SpillKind::BlockParam => "block_param",
@@ -31,6 +35,7 @@ impl SpillKind {
         }
     }
 
+    /// Parses the spelling produced by [`SpillKind::name`]; `None` for any other string.
     pub fn from_name(name: &str) -> Option<Self> {
         match name {
             "block_param" => Some(SpillKind::BlockParam),
@@ -44,8 +49,11 @@ impl SpillKind {
 /// `Option` in the side table that holds it.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Metadata {
+    /// A source-level name for the value or function (`name = "..."`); presentation only.
     pub name: Option<String>,
+    /// Where in the source this came from (`loc = "file":line:column`); presentation only.
     pub location: Option<SourceLocation>,
+    /// Free-form notes, printed in order (`comment = "..."`, repeatable); presentation only.
     pub comments: Vec<String>,
     /// Function only: never inline calls to this function.
     pub no_inline: bool,
@@ -56,6 +64,7 @@ pub struct Metadata {
 }
 
 impl Metadata {
+    /// Whether no item at all is set; the printer then prints no `[...]` list.
     pub fn is_empty(&self) -> bool {
         *self == Metadata::default()
     }

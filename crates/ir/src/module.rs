@@ -9,7 +9,9 @@ use cranelift_entity::PrimaryMap;
 /// A resource binding: descriptor set (group) and binding number.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ResourceBinding {
+    /// The descriptor set (WGSL `@group`).
     pub group: u32,
+    /// The binding number within the set (WGSL `@binding`).
     pub binding: u32,
 }
 
@@ -19,34 +21,51 @@ pub struct ResourceBinding {
 pub struct GlobalData {
     /// Unique within the module (shared namespace with functions); spelled `@name`.
     pub name: String,
+    /// Where the variable lives; never `function`.
     pub space: AddressSpace,
     /// The type of the variable (the pointee).
     pub ty: Type,
+    /// The initial value, of type `ty`; only `private` and `workgroup` globals may have
+    /// one. `None`: the initial contents are unspecified (or, for bound resources,
+    /// provided by the host).
     pub init: Option<Const>,
+    /// The resource binding: present exactly for `storage`, `uniform` and `handle`
+    /// globals.
     pub binding: Option<ResourceBinding>,
 }
 
+/// A whole program: the unit the parser reads, the printer writes, the verifier checks
+/// and passes transform. Types and constants are interned module-wide; globals and
+/// functions share one namespace of unique names.
 #[derive(Clone, Debug, Default)]
 pub struct Module {
+    /// The interned types every function and global refers to.
     pub types: TypeStore,
+    /// The interned constants every function and global initializer refers to.
     pub consts: ConstStore,
+    /// The module-level variables, in text order.
     pub globals: PrimaryMap<Global, GlobalData>,
+    /// The functions (definitions and declarations), in text order.
     pub functions: PrimaryMap<Func, Function>,
 }
 
 impl Module {
+    /// An empty module.
     pub fn new() -> Self {
         Self::default()
     }
 
+    /// Appends `function`; name uniqueness is the verifier's to check.
     pub fn add_function(&mut self, function: Function) -> Func {
         self.functions.push(function)
     }
 
+    /// Appends `global`; name uniqueness is the verifier's to check.
     pub fn add_global(&mut self, global: GlobalData) -> Global {
         self.globals.push(global)
     }
 
+    /// The first function named `name` (a linear search); `None` when there is none.
     pub fn function_by_name(&self, name: &str) -> Option<Func> {
         self.functions
             .iter()
@@ -54,6 +73,7 @@ impl Module {
             .map(|(k, _)| k)
     }
 
+    /// The first global named `name` (a linear search); `None` when there is none.
     pub fn global_by_name(&self, name: &str) -> Option<Global> {
         self.globals
             .iter()
@@ -61,7 +81,8 @@ impl Module {
             .map(|(k, _)| k)
     }
 
-    /// The pointer type of a global's address.
+    /// The pointer type of a global's address, `ptr<space, ty>`, interned on demand.
+    /// Panics when `g` is out of range.
     pub fn global_pointer_type(&mut self, g: Global) -> Type {
         let GlobalData { space, ty, .. } = self.globals[g];
         self.types.pointer(space, ty)
@@ -79,22 +100,27 @@ impl Module {
         })
     }
 
+    /// The `bool` constant `value`.
     pub fn const_bool(&mut self, value: bool) -> Const {
         self.const_scalar(Scalar::BOOL, u64::from(value))
     }
 
+    /// The `i32` constant `value`.
     pub fn const_i32(&mut self, value: i32) -> Const {
         self.const_scalar(Scalar::I32, value as i64 as u64)
     }
 
+    /// The `u32` constant `value`.
     pub fn const_u32(&mut self, value: u32) -> Const {
         self.const_scalar(Scalar::U32, u64::from(value))
     }
 
+    /// The `f32` constant `value`, by bit pattern (so `-0.0` and each NaN are distinct).
     pub fn const_f32(&mut self, value: f32) -> Const {
         self.const_scalar(Scalar::F32, u64::from(value.to_bits()))
     }
 
+    /// The `f64` constant `value`, by bit pattern (so `-0.0` and each NaN are distinct).
     pub fn const_f64(&mut self, value: f64) -> Const {
         self.const_scalar(Scalar::F64, value.to_bits())
     }
@@ -107,6 +133,7 @@ impl Module {
         })
     }
 
+    /// The all-zero constant of `ty` (any sized, non-resource, non-opaque type).
     pub fn const_zero(&mut self, ty: Type) -> Const {
         self.consts.intern(ConstData {
             ty,
@@ -114,6 +141,7 @@ impl Module {
         })
     }
 
+    /// The undefined constant of `ty`: some value of the type, left unspecified.
     pub fn const_undef(&mut self, ty: Type) -> Const {
         self.consts.intern(ConstData {
             ty,
@@ -121,7 +149,8 @@ impl Module {
         })
     }
 
-    /// The scalar of constant `c`'s type with its bits, when `c` is a scalar constant.
+    /// The scalar of constant `c`'s type with its canonical bits, when `c` is a scalar
+    /// constant or a scalar `zero`; `None` for other constants and out-of-range indices.
     pub fn const_scalar_value(&self, c: Const) -> Option<(Scalar, u64)> {
         let data = self.consts.try_get(c)?;
         match (&data.kind, self.types.try_get(data.ty)?) {

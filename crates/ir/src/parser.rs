@@ -36,8 +36,11 @@ use std::fmt;
 /// A parse error at a 1-based line and column.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ParseError {
+    /// The line where the error was found, counting from 1.
     pub line: u32,
+    /// The column where the error was found, counting from 1.
     pub column: u32,
+    /// What was wrong, without the position.
     pub message: String,
 }
 

@@ -18,10 +18,12 @@ use crate::{Block, Func, Type, Value};
 pub struct Rng(u64);
 
 impl Rng {
+    /// A generator whose sequence is fixed by `seed`.
     pub fn new(seed: u64) -> Self {
         Rng(seed ^ 0x9e37_79b9_7f4a_7c15)
     }
 
+    /// The next 64 random bits.
     pub fn next(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
         let mut z = self.0;
@@ -30,10 +32,12 @@ impl Rng {
         z ^ (z >> 31)
     }
 
+    /// A number in `0..n` (0 when `n` is 0); slightly biased for large `n`.
     pub fn below(&mut self, n: usize) -> usize {
         (self.next() % n.max(1) as u64) as usize
     }
 
+    /// True with probability `percent` / 100.
     pub fn chance(&mut self, percent: u64) -> bool {
         self.next() % 100 < percent
     }
@@ -42,9 +46,16 @@ impl Rng {
 /// Which constructs the generator may use.
 #[derive(Copy, Clone, Debug)]
 pub struct GenConfig {
+    /// Whether to generate structured constructs (`if`, `loop`, `simple_loop`, `switch`)
+    /// and `break` / `continue`.
     pub structured: bool,
+    /// Whether to generate plain control flow: `cond_br` diamonds and counted loops with
+    /// block parameters.
     pub plain: bool,
+    /// The deepest nesting of constructs.
     pub max_depth: u32,
+    /// A soft budget of instructions per function: once reached, no new construct is
+    /// started, though the current ones are completed.
     pub max_insts: usize,
     /// Whether `if` merges may get block parameters (plain constructs always use them).
     pub merge_params: bool,

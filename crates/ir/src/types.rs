@@ -15,7 +15,8 @@ use cranelift_entity::PrimaryMap;
 use std::collections::HashMap;
 use std::fmt;
 
-/// Address spaces of logical pointers (DESIGN.md §2).
+/// Address spaces of logical pointers. Pointers are logical: they cannot be converted to
+/// or from integers, and every pointer names the space of the memory it points into.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum AddressSpace {
     /// Per-invocation stack memory (`alloca function`).
@@ -37,12 +38,16 @@ pub enum AddressSpace {
 /// Access mode of storage buffers and storage textures.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum StorageAccess {
+    /// Read-only (`read`).
     Read,
+    /// Write-only (`write`).
     Write,
+    /// Readable and writable (`read_write`).
     ReadWrite,
 }
 
 impl StorageAccess {
+    /// The text-form spelling: `read`, `write` or `read_write`.
     pub fn name(self) -> &'static str {
         match self {
             StorageAccess::Read => "read",
@@ -51,6 +56,7 @@ impl StorageAccess {
         }
     }
 
+    /// Parses the spelling produced by [`StorageAccess::name`]; `None` for any other string.
     pub fn from_name(name: &str) -> Option<Self> {
         Some(match name {
             "read" => StorageAccess::Read,
@@ -60,6 +66,7 @@ impl StorageAccess {
         })
     }
 
+    /// Whether this mode allows writes (`write` and `read_write`).
     pub fn can_write(self) -> bool {
         !matches!(self, StorageAccess::Read)
     }
@@ -93,9 +100,13 @@ impl AddressSpace {
 /// Scalar element kinds.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ScalarKind {
+    /// Boolean.
     Bool,
+    /// Two's-complement signed integer.
     Sint,
+    /// Unsigned integer.
     Uint,
+    /// IEEE 754 binary floating point.
     Float,
 }
 
@@ -103,55 +114,69 @@ pub enum ScalarKind {
 /// constants; its memory size comes from the layout rules).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Scalar {
+    /// Whether the scalar is a bool, a signed or unsigned integer, or a float.
     pub kind: ScalarKind,
+    /// Width in bits: 8 for bool; 8, 16, 32 or 64 for integers; 16, 32 or 64 for floats.
     pub bits: u8,
 }
 
 impl Scalar {
+    /// `bool`.
     pub const BOOL: Scalar = Scalar {
         kind: ScalarKind::Bool,
         bits: 8,
     };
+    /// `i8`.
     pub const I8: Scalar = Scalar {
         kind: ScalarKind::Sint,
         bits: 8,
     };
+    /// `i16`.
     pub const I16: Scalar = Scalar {
         kind: ScalarKind::Sint,
         bits: 16,
     };
+    /// `i32`.
     pub const I32: Scalar = Scalar {
         kind: ScalarKind::Sint,
         bits: 32,
     };
+    /// `i64`.
     pub const I64: Scalar = Scalar {
         kind: ScalarKind::Sint,
         bits: 64,
     };
+    /// `u8`.
     pub const U8: Scalar = Scalar {
         kind: ScalarKind::Uint,
         bits: 8,
     };
+    /// `u16`.
     pub const U16: Scalar = Scalar {
         kind: ScalarKind::Uint,
         bits: 16,
     };
+    /// `u32`.
     pub const U32: Scalar = Scalar {
         kind: ScalarKind::Uint,
         bits: 32,
     };
+    /// `u64`.
     pub const U64: Scalar = Scalar {
         kind: ScalarKind::Uint,
         bits: 64,
     };
+    /// `f16`.
     pub const F16: Scalar = Scalar {
         kind: ScalarKind::Float,
         bits: 16,
     };
+    /// `f32`.
     pub const F32: Scalar = Scalar {
         kind: ScalarKind::Float,
         bits: 32,
     };
+    /// `f64`.
     pub const F64: Scalar = Scalar {
         kind: ScalarKind::Float,
         bits: 64,
@@ -173,6 +198,9 @@ impl Scalar {
         Scalar::F64,
     ];
 
+    /// The text-form spelling (`bool`, `i32`, `f16`, ...). Integer and float widths other
+    /// than those of [`Scalar::ALL`] are not valid; they print as the 64-bit type of their
+    /// kind.
     pub fn name(self) -> &'static str {
         match (self.kind, self.bits) {
             (ScalarKind::Bool, _) => "bool",
@@ -190,6 +218,7 @@ impl Scalar {
         }
     }
 
+    /// Parses the spelling produced by [`Scalar::name`]; `None` for any other string.
     pub fn from_name(name: &str) -> Option<Scalar> {
         Scalar::ALL.into_iter().find(|s| s.name() == name)
     }
@@ -199,18 +228,22 @@ impl Scalar {
         u32::from(self.bits) / 8
     }
 
+    /// Whether the scalar is a signed or unsigned integer.
     pub fn is_integer(self) -> bool {
         matches!(self.kind, ScalarKind::Sint | ScalarKind::Uint)
     }
 
+    /// Whether the scalar is a float.
     pub fn is_float(self) -> bool {
         self.kind == ScalarKind::Float
     }
 
+    /// Whether the scalar is `bool`.
     pub fn is_bool(self) -> bool {
         self.kind == ScalarKind::Bool
     }
 
+    /// Whether the scalar is a signed integer (floats are not counted as signed).
     pub fn is_signed(self) -> bool {
         self.kind == ScalarKind::Sint
     }
@@ -219,13 +252,18 @@ impl Scalar {
 /// Dimensionality of a texture.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum TextureDim {
+    /// One-dimensional (`1d`).
     D1,
+    /// Two-dimensional (`2d`).
     D2,
+    /// Three-dimensional (`3d`).
     D3,
+    /// A cube map, addressed by a 3-component direction (`cube`).
     Cube,
 }
 
 impl TextureDim {
+    /// The text-form spelling: `1d`, `2d`, `3d` or `cube`.
     pub fn name(self) -> &'static str {
         match self {
             TextureDim::D1 => "1d",
@@ -235,6 +273,7 @@ impl TextureDim {
         }
     }
 
+    /// Parses the spelling produced by [`TextureDim::name`]; `None` for any other string.
     pub fn from_name(name: &str) -> Option<Self> {
         Some(match name {
             "1d" => TextureDim::D1,
@@ -258,14 +297,18 @@ impl TextureDim {
 /// What a sampled texture returns.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum SampledKind {
+    /// Sampling returns `vec4<f32>` (`f32`).
     Float,
+    /// Sampling returns `vec4<i32>` (`i32`).
     Sint,
+    /// Sampling returns `vec4<u32>` (`u32`).
     Uint,
     /// Depth texture: sampling returns one `f32`; supports comparison sampling.
     Depth,
 }
 
 impl SampledKind {
+    /// The text-form spelling: `f32`, `i32`, `u32` or `depth`.
     pub fn name(self) -> &'static str {
         match self {
             SampledKind::Float => "f32",
@@ -275,6 +318,7 @@ impl SampledKind {
         }
     }
 
+    /// Parses the spelling produced by [`SampledKind::name`]; `None` for any other string.
     pub fn from_name(name: &str) -> Option<Self> {
         Some(match name {
             "f32" => SampledKind::Float,
@@ -286,24 +330,37 @@ impl SampledKind {
     }
 }
 
-/// Texel formats of storage textures.
+/// Texel formats of storage textures (the WGSL texel formats of the same names).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum TexelFormat {
+    /// One 32-bit float channel.
     R32Float,
+    /// One 32-bit signed integer channel.
     R32Sint,
+    /// One 32-bit unsigned integer channel.
     R32Uint,
+    /// Two 32-bit float channels.
     Rg32Float,
+    /// Four 8-bit unsigned normalized channels (read as floats in 0..=1).
     Rgba8Unorm,
+    /// Four 8-bit signed normalized channels (read as floats in -1..=1).
     Rgba8Snorm,
+    /// Four 8-bit unsigned integer channels.
     Rgba8Uint,
+    /// Four 8-bit signed integer channels.
     Rgba8Sint,
+    /// Four 16-bit float channels.
     Rgba16Float,
+    /// Four 32-bit float channels.
     Rgba32Float,
+    /// Four 32-bit signed integer channels.
     Rgba32Sint,
+    /// Four 32-bit unsigned integer channels.
     Rgba32Uint,
 }
 
 impl TexelFormat {
+    /// Every texel format, in declaration order.
     pub const ALL: [TexelFormat; 12] = [
         TexelFormat::R32Float,
         TexelFormat::R32Sint,
@@ -319,6 +376,7 @@ impl TexelFormat {
         TexelFormat::Rgba32Uint,
     ];
 
+    /// The text-form spelling, the WGSL name in lower case (`rgba8unorm`, ...).
     pub fn name(self) -> &'static str {
         match self {
             TexelFormat::R32Float => "r32float",
@@ -336,6 +394,7 @@ impl TexelFormat {
         }
     }
 
+    /// Parses the spelling produced by [`TexelFormat::name`]; `None` for any other string.
     pub fn from_name(name: &str) -> Option<Self> {
         TexelFormat::ALL.into_iter().find(|f| f.name() == name)
     }
@@ -362,15 +421,21 @@ impl TexelFormat {
 /// Shape of a sampled or storage texture.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct TextureShape {
+    /// The dimensionality of one layer.
     pub dim: TextureDim,
+    /// Whether the texture is an array of layers, addressed by an extra layer index.
     pub arrayed: bool,
+    /// Whether the texture is multisampled, addressed by an extra sample index.
     pub multisampled: bool,
 }
 
 /// One member of a struct type.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct StructMember {
+    /// The member's name, for the text form, diagnostics and reflection; instructions
+    /// address members by index, never by name.
     pub name: String,
+    /// The member's type.
     pub ty: Type,
     /// Explicit byte offset. When absent the layout rules place the member.
     pub offset: Option<u32>,
@@ -379,7 +444,10 @@ pub struct StructMember {
 /// A struct type: a unique name, members, and an optional explicit alignment.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct StructType {
+    /// The struct's name, unique within its [`TypeStore`]; the text form refers to the
+    /// struct as `%name`.
     pub name: String,
+    /// The members, in declaration (and index) order.
     pub members: Vec<StructMember>,
     /// Explicit alignment in bytes (a power of two), overriding the rule's default.
     pub align: Option<u32>,
@@ -388,48 +456,67 @@ pub struct StructType {
 /// The structure of a type. Compare [`Type`]s, not `TypeData`s: types are interned.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum TypeData {
+    /// `void`: the result type of functions and instructions that produce no value.
     Void,
+    /// A scalar: `bool`, an integer or a float.
     Scalar(Scalar),
     /// `vecN<T>`, N in 2..=4.
     Vector {
+        /// The lane type: a bool, integer or float scalar.
         elem: Scalar,
+        /// The number of lanes, 2..=4.
         len: u8,
     },
     /// `matCxR<T>`: `columns` column vectors of `rows` floats.
     Matrix {
+        /// The float element type.
         elem: Scalar,
+        /// The number of columns, 2..=4.
         columns: u8,
+        /// The number of rows (lanes of each column vector), 2..=4.
         rows: u8,
     },
     /// A fixed-size array.
     Array {
+        /// The element type.
         elem: Type,
+        /// The number of elements.
         len: u32,
     },
     /// A runtime-sized array; only as the last member of a storage buffer struct or as a
     /// storage buffer's whole type.
     RuntimeArray {
+        /// The element type.
         elem: Type,
     },
+    /// A struct; its name is unique within the store.
     Struct(StructType),
     /// `ptr<space, T>`.
     Pointer {
+        /// The address space of the memory pointed into.
         space: AddressSpace,
+        /// The type of the value pointed to.
         pointee: Type,
     },
     /// A sampled texture.
     Texture {
+        /// Dimensionality, arrayed-ness and multisampling.
         shape: TextureShape,
+        /// What sampling returns.
         kind: SampledKind,
     },
     /// A storage texture.
     StorageTexture {
+        /// Dimensionality, arrayed-ness and multisampling.
         shape: TextureShape,
+        /// The texel format in memory.
         format: TexelFormat,
+        /// Whether shaders may read, write or both.
         access: StorageAccess,
     },
     /// A sampler; `comparison` for depth-compare samplers.
     Sampler {
+        /// Whether this is a comparison sampler (`sampler_comparison`).
         comparison: bool,
     },
     /// An opaque named type; has no size and cannot be loaded or stored.
@@ -437,6 +524,7 @@ pub enum TypeData {
 }
 
 impl TypeData {
+    /// The scalar of a scalar type; `None` for every other type, vectors included.
     pub fn as_scalar(&self) -> Option<Scalar> {
         match *self {
             TypeData::Scalar(s) => Some(s),
@@ -444,7 +532,8 @@ impl TypeData {
         }
     }
 
-    /// The scalar of a scalar or vector type.
+    /// The element scalar and lane count of a scalar (1 lane) or vector type; `None` for
+    /// every other type.
     pub fn scalar_or_vector_elem(&self) -> Option<(Scalar, u8)> {
         match *self {
             TypeData::Scalar(s) => Some((s, 1)),
@@ -453,6 +542,7 @@ impl TypeData {
         }
     }
 
+    /// Whether the type is a texture, storage texture or sampler.
     pub fn is_resource(&self) -> bool {
         matches!(
             self,
@@ -460,6 +550,8 @@ impl TypeData {
         )
     }
 
+    /// Whether the type has indexable elements: vector, matrix, fixed-size array or struct
+    /// (runtime arrays are indexed only through pointers).
     pub fn is_composite(&self) -> bool {
         matches!(
             self,
@@ -480,6 +572,7 @@ pub struct TypeStore {
 }
 
 impl TypeStore {
+    /// An empty store.
     pub fn new() -> Self {
         Self::default()
     }
@@ -535,57 +628,73 @@ impl TypeStore {
         self.struct_names.get(name).copied()
     }
 
+    /// The structure of `ty`.
+    ///
+    /// # Panics
+    /// When `ty` is not an index of this store; see [`TypeStore::try_get`].
     pub fn get(&self, ty: Type) -> &TypeData {
         &self.types[ty]
     }
 
-    /// `None` when `ty` is not an index of this store.
+    /// The structure of `ty`, or `None` when `ty` is not an index of this store.
     pub fn try_get(&self, ty: Type) -> Option<&TypeData> {
         self.types.get(ty)
     }
 
+    /// The number of distinct types interned.
     pub fn len(&self) -> usize {
         self.types.len()
     }
 
+    /// Whether no type has been interned.
     pub fn is_empty(&self) -> bool {
         self.types.is_empty()
     }
 
+    /// Every type with its structure, in interning order.
     pub fn iter(&self) -> impl Iterator<Item = (Type, &TypeData)> {
         self.types.iter()
     }
 
-    // Convenience constructors.
+    // Convenience constructors: each interns the type it names.
 
+    /// Interns `void`.
     pub fn void(&mut self) -> Type {
         self.intern(TypeData::Void)
     }
 
+    /// Interns the scalar type `s`.
     pub fn scalar(&mut self, s: Scalar) -> Type {
         self.intern(TypeData::Scalar(s))
     }
 
+    /// Interns `bool`.
     pub fn bool(&mut self) -> Type {
         self.scalar(Scalar::BOOL)
     }
 
+    /// Interns `i32`.
     pub fn i32(&mut self) -> Type {
         self.scalar(Scalar::I32)
     }
 
+    /// Interns `u32`.
     pub fn u32(&mut self) -> Type {
         self.scalar(Scalar::U32)
     }
 
+    /// Interns `f32`.
     pub fn f32(&mut self) -> Type {
         self.scalar(Scalar::F32)
     }
 
+    /// Interns `vec{len}<elem>`; the caller keeps `len` in 2..=4.
     pub fn vector(&mut self, elem: Scalar, len: u8) -> Type {
         self.intern(TypeData::Vector { elem, len })
     }
 
+    /// Interns `mat{columns}x{rows}<elem>`; the caller keeps both counts in 2..=4 and
+    /// `elem` a float.
     pub fn matrix(&mut self, elem: Scalar, columns: u8, rows: u8) -> Type {
         self.intern(TypeData::Matrix {
             elem,
@@ -594,19 +703,23 @@ impl TypeStore {
         })
     }
 
+    /// Interns `array<elem, len>`.
     pub fn array(&mut self, elem: Type, len: u32) -> Type {
         self.intern(TypeData::Array { elem, len })
     }
 
+    /// Interns the runtime-sized `array<elem>`.
     pub fn runtime_array(&mut self, elem: Type) -> Type {
         self.intern(TypeData::RuntimeArray { elem })
     }
 
+    /// Interns `ptr<space, pointee>`.
     pub fn pointer(&mut self, space: AddressSpace, pointee: Type) -> Type {
         self.intern(TypeData::Pointer { space, pointee })
     }
 
-    /// The same shape as `ty` (scalar or vector) with another scalar element.
+    /// The same shape as `ty` (scalar or vector) with another scalar element; `None` when
+    /// `ty` is neither a scalar nor a vector.
     pub fn with_scalar(&mut self, ty: Type, elem: Scalar) -> Option<Type> {
         match *self.get(ty) {
             TypeData::Scalar(_) => Some(self.scalar(elem)),

@@ -20,6 +20,7 @@ use crate::types::{
 /// What the type rules need to know about one operand.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Operand {
+    /// The operand's type (after alias resolution).
     pub ty: Type,
     /// The integer value when the operand is a scalar integer constant (canonical bits).
     pub constant: Option<u64>,

@@ -209,8 +209,11 @@ impl VerifierOptions {
 pub enum ErrorKind {
     /// An index does not name an element of its arena.
     InvalidEntity,
+    /// A type breaks the type rules (point 2), or types refer to each other in a cycle.
     MalformedType,
+    /// A constant does not fit its type (point 3).
     MalformedConstant,
+    /// A global's space, type, binding or initializer breaks point 4.
     MalformedGlobal,
     /// Kernel workgroup size or results, stage bindings, callable results, signature types.
     MalformedSignature,
@@ -224,7 +227,10 @@ pub enum ErrorKind {
     LayoutCorruption,
     /// A result or parameter whose value does not name it as its definition.
     DefinitionMismatch,
+    /// With `require_terminated_blocks`: a block that is empty or does not end in a
+    /// terminator.
     MissingTerminator,
+    /// A terminator that is not the last instruction of its block.
     MisplacedTerminator,
     /// The payload's format is not the opcode's.
     WrongPayload,
@@ -240,47 +246,67 @@ pub enum ErrorKind {
     BadCallee,
     /// A use of a detached value, or of a result / parameter not placed in this function.
     UndefinedValue,
+    /// A use whose alias chain loops.
     AliasCycle,
+    /// A use not dominated by its value's definition.
     DominanceViolation,
     /// An edge to a block outside the layout.
     BadEdge,
     /// An edge passing the wrong number or types of arguments.
     EdgeArgumentMismatch,
+    /// An edge to the entry block, which has no predecessors.
     EntryBlockTargeted,
     /// A structural role outside the layout or on the entry, or loop roles that coincide.
     MalformedStructure,
+    /// With `require_unique_merge_blocks`: a block that is the merge of two constructs.
     DuplicateMerge,
     /// `break` / `continue` with no construct to leave or continue.
     BreakOutsideConstruct,
     /// `break` / `continue` not to the nearest enclosing construct.
     NonCanonicalBreakContinue,
+    /// A switch label whose bits are not canonical for the selector's width.
     NonCanonicalSwitchLabel,
+    /// Two cases of one switch with the same label.
     DuplicateSwitchLabel,
+    /// With `require_reachable_blocks`: a layout block no executable path reaches.
     UnreachableBlock,
+    /// With `require_no_block_params`: a block other than the entry with parameters.
     BlockParamsNotAllowed,
+    /// With `require_no_unstructured_control_flow`: a `cond_br` or `switch_br`.
     UnstructuredControlFlow,
 }
 
 /// Where an error is.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Location {
+    /// The module as a whole (for example a function index passed to
+    /// [`verify_function`] that does not exist).
     Module,
+    /// A type of the module's store.
     Type(Type),
+    /// A constant of the module's store.
     Const(Const),
+    /// A global.
     Global(Global),
+    /// A function as a whole: its signature, kind or entry block.
     Function(Func),
+    /// A block of a function.
     Block(Func, Block),
+    /// An instruction, with the block that lists it.
     Inst(Func, Block, Inst),
 }
 
 /// One violated rule.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct VerifierError {
+    /// The rule family broken.
     pub kind: ErrorKind,
+    /// The entity the error is about, by index.
     pub location: Location,
     /// The location spelled with names, e.g. `function @main, block3, inst7 (v5 = add v1,
     /// v2)`; filled in by the verifier, as the entity indices alone cannot name a function.
     pub context: String,
+    /// What is wrong, in words, without the location.
     pub message: String,
 }
 
@@ -295,22 +321,30 @@ impl std::error::Error for VerifierError {}
 /// Counts that let tests pin down the verifier's cost.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct VerifierStats {
+    /// Functions checked, declarations included.
     pub functions: usize,
+    /// Blocks in the layouts of the definitions checked.
     pub blocks: usize,
+    /// Instructions placed in those blocks.
     pub insts: usize,
     /// Executable edges walked.
     pub edges: usize,
+    /// Dominance queries answered while checking uses and break/continue targets.
     pub dominance_queries: u64,
 }
 
 /// Every error found, and the counts.
 #[derive(Clone, Debug, Default)]
 pub struct VerifierReport {
+    /// Every violation found, in the order the checks ran (module items first, then
+    /// functions in index order).
     pub errors: Vec<VerifierError>,
+    /// How much work the verifier did.
     pub stats: VerifierStats,
 }
 
 impl VerifierReport {
+    /// Whether the module (or function) is valid: no error was found.
     pub fn succeeded(&self) -> bool {
         self.errors.is_empty()
     }

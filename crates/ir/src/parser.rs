@@ -10,6 +10,10 @@
 //! Errors carry the 1-based line and column of the offending token. The parser never
 //! panics; nesting depth and entity numbers are bounded so hostile input cannot exhaust
 //! the stack or memory.
+//!
+//! [`parse_module_with_lines`] also returns [`SourceLines`]: the line each type,
+//! constant, global, function, block and instruction comes from, so that a verifier error's
+//! [`Location`] can be pointed back at the text.
 
 use crate::constants::{ConstData, ConstKind};
 use crate::dfg::ValueDef;
@@ -27,7 +31,8 @@ use crate::types::{
     AddressSpace, SampledKind, Scalar, ScalarKind, StorageAccess, StructMember, StructType,
     TexelFormat, TextureDim, TextureShape, TypeData,
 };
-use cranelift_entity::EntityRef;
+use crate::verifier::Location;
+use cranelift_entity::{EntityRef, SecondaryMap};
 use smallvec::SmallVec;
 use std::collections::HashMap;
 use std::collections::VecDeque;
@@ -55,8 +60,61 @@ impl std::error::Error for ParseError {}
 /// Deepest type nesting accepted (`array<array<...>>`).
 const MAX_TYPE_DEPTH: u32 = 64;
 
+/// The 1-based source line of each entity a parsed module got from its text; 0 where the
+/// text did not name it (types and values the parser made on its own).
+#[derive(Clone, Debug, Default)]
+pub struct SourceLines {
+    /// The first line that spells the type (a struct's declaration).
+    types: SecondaryMap<Type, u32>,
+    /// The first declaration of the constant (equal constants are interned into one).
+    consts: SecondaryMap<Const, u32>,
+    globals: SecondaryMap<Global, u32>,
+    functions: SecondaryMap<Func, FunctionLines>,
+}
+
+/// Lines of one function: its header, block labels and instructions.
+#[derive(Clone, Debug, Default)]
+struct FunctionLines {
+    header: u32,
+    blocks: SecondaryMap<Block, u32>,
+    insts: SecondaryMap<Inst, u32>,
+}
+
+impl SourceLines {
+    /// The line a verifier error at `location` points to: the instruction, the block label,
+    /// the function header or the declaration; `None` for the module as a whole and for
+    /// entities the text did not name.
+    pub fn line_of(&self, location: &Location) -> Option<u32> {
+        let line = match *location {
+            Location::Module => 0,
+            Location::Type(ty) => self.types.get(ty).copied().unwrap_or(0),
+            Location::Const(c) => self.consts.get(c).copied().unwrap_or(0),
+            Location::Global(g) => self.globals.get(g).copied().unwrap_or(0),
+            Location::Function(func) => self.function(func).map_or(0, |f| f.header),
+            Location::Block(func, block) => self
+                .function(func)
+                .and_then(|f| f.blocks.get(block).copied())
+                .unwrap_or(0),
+            Location::Inst(func, _, inst) => self
+                .function(func)
+                .and_then(|f| f.insts.get(inst).copied())
+                .unwrap_or(0),
+        };
+        (line != 0).then_some(line)
+    }
+
+    fn function(&self, func: Func) -> Option<&FunctionLines> {
+        self.functions.get(func)
+    }
+}
+
 /// Parses a module from its text form.
 pub fn parse_module(text: &str) -> Result<Module, ParseError> {
+    parse_module_with_lines(text).map(|(module, _)| module)
+}
+
+/// Parses a module from its text form, with the source line of each of its entities.
+pub fn parse_module_with_lines(text: &str) -> Result<(Module, SourceLines), ParseError> {
     // Entity numbers are bounded by the input size (with headroom for modules whose
     // numbering has gaps after optimisation), so `v4294967295` cannot allocate 4G values;
     // they stay below the numbers reserved for deferred operands.
@@ -83,6 +141,7 @@ pub fn parse_module(text: &str) -> Result<Module, ParseError> {
         deferred_consts: HashMap::new(),
         deferred_globals: HashMap::new(),
         entity_limit,
+        lines: SourceLines::default(),
     };
     parser.refill();
     let result = parser.module();
@@ -93,7 +152,7 @@ pub fn parse_module(text: &str) -> Result<Module, ParseError> {
             message: e.message,
         });
     }
-    result.map(|()| parser.module)
+    result.map(|()| (parser.module, parser.lines))
 }
 
 /// Value numbers from here up stand for constants and globals used in the function being
@@ -133,6 +192,7 @@ struct Parser<'a> {
     deferred_consts: HashMap<Const, u32>,
     deferred_globals: HashMap<Global, u32>,
     entity_limit: usize,
+    lines: SourceLines,
 }
 
 type PResult<T> = Result<T, ParseError>;
@@ -348,6 +408,7 @@ impl<'a> Parser<'a> {
     }
 
     fn struct_decl(&mut self) -> PResult<()> {
+        let line = self.buf[0].line;
         self.expect_keyword("struct")?;
         let name = match self.bump() {
             Tok::Struct(name) => name,
@@ -400,10 +461,12 @@ impl<'a> Parser<'a> {
                 "struct `%{name}` duplicates the body of an earlier struct"
             ));
         }
+        self.lines.types[declared] = line;
         self.end_of_line()
     }
 
     fn const_decl(&mut self) -> PResult<()> {
+        let line = self.buf[0].line;
         self.expect_keyword("const")?;
         let word = self.ident("a constant name `cN`")?;
         let Some(number) = entity_number(word, "c") else {
@@ -459,6 +522,7 @@ impl<'a> Parser<'a> {
         };
         let c = self.module.consts.intern(ConstData { ty, kind });
         self.consts.insert(number, c);
+        record_first(&mut self.lines.consts[c], line);
         self.end_of_line()
     }
 
@@ -534,6 +598,7 @@ impl<'a> Parser<'a> {
     }
 
     fn global_decl(&mut self) -> PResult<()> {
+        let line = self.buf[0].line;
         self.expect_keyword("global")?;
         let name = match self.peek().clone() {
             Tok::Global(name) => name,
@@ -570,6 +635,7 @@ impl<'a> Parser<'a> {
             binding,
         });
         self.globals.insert(name.to_string(), g);
+        self.lines.globals[g] = line;
         self.end_of_line()
     }
 
@@ -623,7 +689,15 @@ impl<'a> Parser<'a> {
         Ok(scalar)
     }
 
+    /// A type, noting the line it is first spelled on.
     fn ty_at_depth(&mut self, depth: u32) -> PResult<Type> {
+        let line = self.buf[0].line;
+        let ty = self.type_expression(depth)?;
+        record_first(&mut self.lines.types[ty], line);
+        Ok(ty)
+    }
+
+    fn type_expression(&mut self, depth: u32) -> PResult<Type> {
         if depth > MAX_TYPE_DEPTH {
             return self.error("type nesting is too deep");
         }
@@ -876,6 +950,7 @@ impl<'a> Parser<'a> {
     }
 
     fn function(&mut self) -> PResult<()> {
+        let line = self.buf[0].line;
         let keyword = self.ident("a function kind")?;
         let name = match self.peek().clone() {
             Tok::Global(name) => name,
@@ -933,6 +1008,7 @@ impl<'a> Parser<'a> {
         function.metadata = metadata;
         let func = self.module.add_function(function);
         self.functions.insert(name.to_string(), func);
+        self.lines.functions[func].header = line;
         if kind == FunctionKind::External && *self.peek() != Tok::LBrace {
             return self.end_of_line();
         }
@@ -1093,12 +1169,14 @@ impl<'a> Parser<'a> {
                 }
                 Tok::Eof => return self.error("unexpected end of input inside a function body"),
                 Tok::Ident(word) if entity_number(word, "block").is_some() => {
+                    let line = self.buf[0].line;
                     let block = self.block_ref(func)?;
                     if self.module.functions[func].layout.is_block_inserted(block) {
                         self.unbump();
                         return self.error(format!("block `{word}` is defined twice"));
                     }
                     self.module.functions[func].layout.append_block(block);
+                    self.lines.functions[func].blocks[block] = line;
                     if self.eat(&Tok::LParen) && !self.eat(&Tok::RParen) {
                         loop {
                             let name = self.ident("a parameter `vN`")?;
@@ -1141,6 +1219,7 @@ impl<'a> Parser<'a> {
 
     /// Parses one instruction line into `block`. Returns whether it opened a `{`.
     fn instruction(&mut self, func: Func, block: Block) -> PResult<bool> {
+        let line = self.buf[0].line;
         let mut result: Option<(Value, Type)> = None;
         if let (Tok::Ident(word), Tok::Colon) = (self.peek().clone(), self.peek_at(1).clone()) {
             let v = self.define_value(func, word)?;
@@ -1321,6 +1400,7 @@ impl<'a> Parser<'a> {
         }
         f.dfg.set_metadata(inst, metadata);
         f.layout.append_inst(inst, block);
+        self.lines.functions[func].insts[inst] = line;
         if let Some((callee, line, column)) = pending_callee {
             self.pending_calls.push(PendingCall {
                 func,
@@ -1357,6 +1437,13 @@ impl<'a> Parser<'a> {
         self.expect_keyword("default")?;
         let default = self.block_call(func)?;
         Ok(SwitchTable { cases, default })
+    }
+}
+
+/// Sets `slot` to `line` unless an earlier line is already there.
+fn record_first(slot: &mut u32, line: u32) {
+    if *slot == 0 {
+        *slot = line;
     }
 }
 

@@ -5,17 +5,25 @@
 //!   leading comment lines; `roundtrip-structured` — the same in the structured view;
 //! - `verify [OPTION ...]` — the verifier accepts the module with those options
 //!   (`all` turns every option on);
-//! - `reject KIND [OPTION ...]` — the verifier rejects the module with an error of kind
-//!   `KIND` (the `ErrorKind` variant name).
+//! - `errors [OPTION ...]` — with those options the verifier reports exactly the errors
+//!   the fixture's `; error: KIND TEXT` annotations describe (see the `annotations`
+//!   module): same kind, same line, message containing the text; none more, none less;
+//! - `parse-error` — the parser refuses the file with the error its one `; error: parse
+//!   TEXT` annotation describes.
 //!
-//! Every fixture, whatever it declares, must also round-trip in both views
+//! Annotations are not part of the module: `roundtrip` compares the file without them.
+//! Every fixture that parses, whatever it declares, must also round-trip in both views
 //! (`print(parse(print(m))) == print(m)`), and the fixtures together must use every opcode,
 //! every kind of type and every kind of metadata.
 
+mod annotations;
+
+use annotations::{Actual, Expected};
 use oxir_ir::ops::Opcode;
-use oxir_ir::parser::parse_module;
+use oxir_ir::parser::{parse_module, parse_module_with_lines, ParseError, SourceLines};
 use oxir_ir::printer::{print_module, View};
-use oxir_ir::verifier::{verify_module, VerifierOptions};
+use oxir_ir::verifier::{verify_module, VerifierOptions, VerifierReport};
+use oxir_ir::Module;
 use std::path::{Path, PathBuf};
 
 fn fixture_dir() -> PathBuf {
@@ -62,7 +70,7 @@ fn body_without_header(text: &str) -> String {
     let mut lines = text.lines().skip_while(|l| l.starts_with(';')).peekable();
     let mut out = String::new();
     for line in lines.by_ref() {
-        out.push_str(line);
+        out.push_str(annotations::strip_annotations(line));
         out.push('\n');
     }
     out
@@ -82,20 +90,75 @@ fn options(names: &[String]) -> VerifierOptions {
     options
 }
 
+/// The verifier's errors as the matcher sees them: kind name, line, message.
+fn reported(report: &VerifierReport, lines: &SourceLines) -> Vec<Actual> {
+    report
+        .errors
+        .iter()
+        .map(|e| Actual {
+            line: lines.line_of(&e.location),
+            kind: e.kind.name().to_string(),
+            message: e.message.clone(),
+        })
+        .collect()
+}
+
+/// Checks a `parse-error` fixture; `None` when the parser refused it as annotated.
+fn check_parse_error(
+    name: &str,
+    parsed: &Result<Module, ParseError>,
+    expected: &[Expected],
+) -> Option<String> {
+    let actual = match parsed {
+        Ok(_) => Vec::new(),
+        Err(e) => vec![Actual {
+            line: Some(e.line),
+            kind: "parse".to_string(),
+            message: e.message.clone(),
+        }],
+    };
+    annotations::check(expected, &actual)
+        .err()
+        .map(|mismatch| format!("{name}: parse-error differs:\n{mismatch}"))
+}
+
 #[test]
 fn fixtures_hold_their_directives() {
     let mut failures = Vec::new();
     for (path, text) in fixtures() {
-        let name = path.file_name().unwrap().to_string_lossy().to_string();
-        let module = match parse_module(&text) {
-            Ok(m) => m,
+        let name = path
+            .strip_prefix(fixture_dir())
+            .unwrap_or(&path)
+            .display()
+            .to_string();
+        let directives = directives(&text);
+        assert!(!directives.is_empty(), "{name} has no `; test:` directive");
+        let expected = match annotations::parse_annotations(&text) {
+            Ok(expected) => expected,
+            Err(e) => {
+                failures.push(format!("{name}: {e}"));
+                continue;
+            }
+        };
+        if directives.iter().any(|d| d[0] == "parse-error") {
+            let parsed = parse_module(&text);
+            failures.extend(check_parse_error(&name, &parsed, &expected));
+            if directives.len() > 1 {
+                failures.push(format!("{name}: `parse-error` stands alone"));
+            }
+            continue;
+        }
+        let (module, lines) = match parse_module_with_lines(&text) {
+            Ok(parsed) => parsed,
             Err(e) => {
                 failures.push(format!("{name}:{e}"));
                 continue;
             }
         };
-        let directives = directives(&text);
-        assert!(!directives.is_empty(), "{name} has no `; test:` directive");
+        let declares_errors = directives.iter().any(|d| d[0] == "errors");
+        if !expected.is_empty() && !declares_errors {
+            failures.push(format!("{name}: annotations without an `errors` directive"));
+        }
         for directive in directives {
             let (kind, args) = directive.split_first().expect("directive has a kind");
             match kind.as_str() {
@@ -119,18 +182,12 @@ fn fixtures_hold_their_directives() {
                         failures.push(format!("{name}: verify {args:?} failed:\n{report}"));
                     }
                 }
-                "reject" => {
-                    let (expected_kind, rest) =
-                        args.split_first().expect("reject names an error kind");
-                    let report = verify_module(&module, &options(rest));
-                    let kinds: Vec<String> = report
-                        .errors
-                        .iter()
-                        .map(|e| format!("{:?}", e.kind))
-                        .collect();
-                    if !kinds.iter().any(|k| k == expected_kind) {
+                "errors" => {
+                    let report = verify_module(&module, &options(args));
+                    if let Err(mismatch) = annotations::check(&expected, &reported(&report, &lines))
+                    {
                         failures.push(format!(
-                            "{name}: expected a {expected_kind} error, got {kinds:?}"
+                            "{name}: errors {args:?} differ from the annotations:\n{mismatch}"
                         ));
                     }
                 }

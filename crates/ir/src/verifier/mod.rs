@@ -276,6 +276,47 @@ pub enum ErrorKind {
     UnstructuredControlFlow,
 }
 
+impl ErrorKind {
+    /// A short, stable kebab-case name for the kind (`dominance-violation`), as written in
+    /// the annotations of verifier error fixtures (`docs/text-format.md`).
+    pub fn name(self) -> &'static str {
+        match self {
+            ErrorKind::InvalidEntity => "invalid-entity",
+            ErrorKind::MalformedType => "malformed-type",
+            ErrorKind::MalformedConstant => "malformed-constant",
+            ErrorKind::MalformedGlobal => "malformed-global",
+            ErrorKind::MalformedSignature => "malformed-signature",
+            ErrorKind::MalformedFunction => "malformed-function",
+            ErrorKind::DuplicateName => "duplicate-name",
+            ErrorKind::LayoutCorruption => "layout-corruption",
+            ErrorKind::DefinitionMismatch => "definition-mismatch",
+            ErrorKind::MissingTerminator => "missing-terminator",
+            ErrorKind::MisplacedTerminator => "misplaced-terminator",
+            ErrorKind::WrongPayload => "wrong-payload",
+            ErrorKind::WrongArity => "wrong-arity",
+            ErrorKind::TypeMismatch => "type-mismatch",
+            ErrorKind::WrongResultCount => "wrong-result-count",
+            ErrorKind::InvalidValueType => "invalid-value-type",
+            ErrorKind::BadCallee => "bad-callee",
+            ErrorKind::UndefinedValue => "undefined-value",
+            ErrorKind::AliasCycle => "alias-cycle",
+            ErrorKind::DominanceViolation => "dominance-violation",
+            ErrorKind::BadEdge => "bad-edge",
+            ErrorKind::EdgeArgumentMismatch => "edge-argument-mismatch",
+            ErrorKind::EntryBlockTargeted => "entry-block-targeted",
+            ErrorKind::MalformedStructure => "malformed-structure",
+            ErrorKind::DuplicateMerge => "duplicate-merge",
+            ErrorKind::BreakOutsideConstruct => "break-outside-construct",
+            ErrorKind::NonCanonicalBreakContinue => "non-canonical-break-continue",
+            ErrorKind::NonCanonicalSwitchLabel => "non-canonical-switch-label",
+            ErrorKind::DuplicateSwitchLabel => "duplicate-switch-label",
+            ErrorKind::UnreachableBlock => "unreachable-block",
+            ErrorKind::BlockParamsNotAllowed => "block-params-not-allowed",
+            ErrorKind::UnstructuredControlFlow => "unstructured-control-flow",
+        }
+    }
+}
+
 /// Where an error is.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Location {

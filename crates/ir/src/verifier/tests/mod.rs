@@ -1,5 +1,8 @@
-//! Verifier tests: modules are built by hand (not with the builder) so that every broken
-//! shape can be made. Each rule family has a test that asserts the exact error kind and
+//! Verifier tests in Rust: modules are built by hand (not with the builder) so that every
+//! broken shape can be made. Most negative tests are text fixtures instead
+//! (`tests/filetests/ir/invalid/`, whose `; error:` annotations pin each error's kind, line
+//! and message); what stays here is what text cannot express (`beyond_text`) and the
+//! robustness and cost tests (`robustness`). Each test asserts the exact error kind and
 //! that the error names its function and block.
 
 use super::*;
@@ -12,8 +15,7 @@ use crate::module::{GlobalData, Module, ResourceBinding};
 use crate::ops::Opcode;
 use crate::types::{AddressSpace, Scalar, StorageAccess, TypeData};
 
-mod control_flow;
-mod items_and_instructions;
+mod beyond_text;
 mod robustness;
 
 // --- helpers ---------------------------------------------------------------------------

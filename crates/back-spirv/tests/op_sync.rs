@@ -185,7 +185,7 @@ fn generic(op: Opcode) -> bool {
                 | TypeRule::Alloca
                 | TypeRule::Access
                 | TypeRule::ArrayLength
-                | TypeRule::Texture
+                | TypeRule::Texture(_)
         )
 }
 

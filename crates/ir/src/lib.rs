@@ -120,5 +120,5 @@ pub use function::{AbiParam, Builtin, Function, FunctionKind, Signature, StageBi
 pub use instructions::{BlockCall, InstData, Payload, SwitchTable};
 pub use metadata::{Metadata, SourceLocation, SpillKind};
 pub use module::{GlobalData, Module, ResourceBinding};
-pub use ops::Opcode;
+pub use ops::{OpFamily, Opcode, TerminatorOp, TextureOp};
 pub use types::{AddressSpace, Scalar, ScalarKind, StorageAccess, TypeData};

@@ -190,7 +190,7 @@ pub enum TypeRule {
     /// `workgroup_uniform_load ptr<workgroup, T> -> T`.
     WorkgroupUniformLoad,
     /// Texture operations; the verifier checks the texture type and per-op operands.
-    Texture,
+    Texture(TextureOp),
     /// Callee signature decides.
     Call,
     /// `print`: any data operands, no result.
@@ -200,7 +200,66 @@ pub enum TypeRule {
     /// `clock -> u64`.
     Clock,
     /// Terminators: checked by the control-flow rules.
-    Terminator,
+    Terminator(TerminatorOp),
+}
+
+/// Which terminator a `Terminator` type rule stands for: the control-flow families'
+/// sub-table, so code that handles terminators matches it exhaustively (and a new
+/// non-terminator opcode needs no decision there).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum TerminatorOp {
+    /// `br`: one edge.
+    Br,
+    /// `cond_br`: two edges chosen by a bool.
+    CondBr,
+    /// `switch_br`: a plain multi-way branch.
+    SwitchBr,
+    /// `return`.
+    Return,
+    /// `unreachable`: reaching it is an error.
+    Unreachable,
+    /// `discard`: ends a fragment invocation.
+    Discard,
+    /// Structured `if`.
+    If,
+    /// Structured `loop`.
+    Loop,
+    /// Structured `simple_loop`.
+    SimpleLoop,
+    /// Structured `switch`.
+    Switch,
+    /// `break` out of the innermost structured construct.
+    Break,
+    /// `continue` to the innermost loop's update.
+    Continue,
+}
+
+/// Which texture operation a `Texture` type rule checks: the texture family's own
+/// sub-table, so consumers match it exhaustively instead of re-listing opcodes.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum TextureOp {
+    /// `texture_sample` (implicit level of detail).
+    Sample,
+    /// `texture_sample_bias`.
+    SampleBias,
+    /// `texture_sample_level`.
+    SampleLevel,
+    /// `texture_sample_grad`.
+    SampleGrad,
+    /// `texture_sample_compare` (depth comparison at level 0).
+    SampleCompare,
+    /// `texture_load`.
+    Load,
+    /// `texture_store`.
+    Store,
+    /// `texture_dimensions`.
+    Dimensions,
+    /// `texture_num_levels`.
+    NumLevels,
+    /// `texture_num_layers`.
+    NumLayers,
+    /// `texture_num_samples`.
+    NumSamples,
 }
 
 /// Result types of special registers.
@@ -523,24 +582,24 @@ declare_ops! {
     PrimitiveId = "primitive_id", family: SpecialRegister, format: Plain, arity: Fixed(0), effect: Pure, convergent: false, foldable: false, rule: R::SpecialRegister(RegisterType::U32);
     // --- textures ------------------------------------------------------------------------
     /// `texture_sample t, s, coord[, layer]` (implicit derivatives: fragment only).
-    TextureSample = "texture_sample", family: Texture, format: Plain, arity: Range(3, 4), effect: ResourceRead, convergent: true, foldable: false, rule: R::Texture;
+    TextureSample = "texture_sample", family: Texture, format: Plain, arity: Range(3, 4), effect: ResourceRead, convergent: true, foldable: false, rule: R::Texture(TextureOp::Sample);
     /// `texture_sample_bias t, s, coord[, layer], bias`.
-    TextureSampleBias = "texture_sample_bias", family: Texture, format: Plain, arity: Range(4, 5), effect: ResourceRead, convergent: true, foldable: false, rule: R::Texture;
+    TextureSampleBias = "texture_sample_bias", family: Texture, format: Plain, arity: Range(4, 5), effect: ResourceRead, convergent: true, foldable: false, rule: R::Texture(TextureOp::SampleBias);
     /// `texture_sample_level t, s, coord[, layer], level`.
-    TextureSampleLevel = "texture_sample_level", family: Texture, format: Plain, arity: Range(4, 5), effect: ResourceRead, convergent: false, foldable: false, rule: R::Texture;
+    TextureSampleLevel = "texture_sample_level", family: Texture, format: Plain, arity: Range(4, 5), effect: ResourceRead, convergent: false, foldable: false, rule: R::Texture(TextureOp::SampleLevel);
     /// `texture_sample_grad t, s, coord[, layer], ddx, ddy`.
-    TextureSampleGrad = "texture_sample_grad", family: Texture, format: Plain, arity: Range(5, 6), effect: ResourceRead, convergent: false, foldable: false, rule: R::Texture;
+    TextureSampleGrad = "texture_sample_grad", family: Texture, format: Plain, arity: Range(5, 6), effect: ResourceRead, convergent: false, foldable: false, rule: R::Texture(TextureOp::SampleGrad);
     /// `texture_sample_compare t, s, coord[, layer], depth_ref` (level 0).
-    TextureSampleCompare = "texture_sample_compare", family: Texture, format: Plain, arity: Range(4, 5), effect: ResourceRead, convergent: false, foldable: false, rule: R::Texture;
+    TextureSampleCompare = "texture_sample_compare", family: Texture, format: Plain, arity: Range(4, 5), effect: ResourceRead, convergent: false, foldable: false, rule: R::Texture(TextureOp::SampleCompare);
     /// `texture_load t, coord[, layer][, level_or_sample]`.
-    TextureLoad = "texture_load", family: Texture, format: Plain, arity: Range(2, 4), effect: ResourceRead, convergent: false, foldable: false, rule: R::Texture;
+    TextureLoad = "texture_load", family: Texture, format: Plain, arity: Range(2, 4), effect: ResourceRead, convergent: false, foldable: false, rule: R::Texture(TextureOp::Load);
     /// `texture_store t, coord[, layer], value`.
-    TextureStore = "texture_store", family: Texture, format: Plain, arity: Range(3, 4), effect: ResourceWrite, convergent: false, foldable: false, rule: R::Texture;
+    TextureStore = "texture_store", family: Texture, format: Plain, arity: Range(3, 4), effect: ResourceWrite, convergent: false, foldable: false, rule: R::Texture(TextureOp::Store);
     /// `texture_dimensions t[, level]`.
-    TextureDimensions = "texture_dimensions", family: Texture, format: Plain, arity: Range(1, 2), effect: Pure, convergent: false, foldable: false, rule: R::Texture;
-    TextureNumLevels = "texture_num_levels", family: Texture, format: Plain, arity: Fixed(1), effect: Pure, convergent: false, foldable: false, rule: R::Texture;
-    TextureNumLayers = "texture_num_layers", family: Texture, format: Plain, arity: Fixed(1), effect: Pure, convergent: false, foldable: false, rule: R::Texture;
-    TextureNumSamples = "texture_num_samples", family: Texture, format: Plain, arity: Fixed(1), effect: Pure, convergent: false, foldable: false, rule: R::Texture;
+    TextureDimensions = "texture_dimensions", family: Texture, format: Plain, arity: Range(1, 2), effect: Pure, convergent: false, foldable: false, rule: R::Texture(TextureOp::Dimensions);
+    TextureNumLevels = "texture_num_levels", family: Texture, format: Plain, arity: Fixed(1), effect: Pure, convergent: false, foldable: false, rule: R::Texture(TextureOp::NumLevels);
+    TextureNumLayers = "texture_num_layers", family: Texture, format: Plain, arity: Fixed(1), effect: Pure, convergent: false, foldable: false, rule: R::Texture(TextureOp::NumLayers);
+    TextureNumSamples = "texture_num_samples", family: Texture, format: Plain, arity: Fixed(1), effect: Pure, convergent: false, foldable: false, rule: R::Texture(TextureOp::NumSamples);
     // --- derivatives (fragment only, convergent) -----------------------------------------
     Dpdx = "dpdx", family: Derivative, format: Plain, arity: Fixed(1), effect: Pure, convergent: true, foldable: false, rule: R::SameFloat;
     Dpdy = "dpdy", family: Derivative, format: Plain, arity: Fixed(1), effect: Pure, convergent: true, foldable: false, rule: R::SameFloat;
@@ -560,20 +619,20 @@ declare_ops! {
     /// A device timestamp.
     Clock = "clock", family: Debug, format: Plain, arity: Fixed(0), effect: TimeRead, convergent: false, foldable: false, rule: R::Clock;
     // --- terminators: plain --------------------------------------------------------------
-    Br = "br", family: Branch, format: Jump, arity: Fixed(0), effect: Terminator, convergent: false, foldable: false, rule: R::Terminator;
-    CondBr = "cond_br", family: Branch, format: CondBranch, arity: Fixed(1), effect: Terminator, convergent: false, foldable: false, rule: R::Terminator;
-    SwitchBr = "switch_br", family: Branch, format: SwitchBranch, arity: Fixed(1), effect: Terminator, convergent: false, foldable: false, rule: R::Terminator;
-    Return = "return", family: Branch, format: Plain, arity: AtLeast(0), effect: Terminator, convergent: false, foldable: false, rule: R::Terminator;
-    Unreachable = "unreachable", family: Branch, format: Message, arity: Fixed(0), effect: Terminator, convergent: false, foldable: false, rule: R::Terminator;
+    Br = "br", family: Branch, format: Jump, arity: Fixed(0), effect: Terminator, convergent: false, foldable: false, rule: R::Terminator(TerminatorOp::Br);
+    CondBr = "cond_br", family: Branch, format: CondBranch, arity: Fixed(1), effect: Terminator, convergent: false, foldable: false, rule: R::Terminator(TerminatorOp::CondBr);
+    SwitchBr = "switch_br", family: Branch, format: SwitchBranch, arity: Fixed(1), effect: Terminator, convergent: false, foldable: false, rule: R::Terminator(TerminatorOp::SwitchBr);
+    Return = "return", family: Branch, format: Plain, arity: AtLeast(0), effect: Terminator, convergent: false, foldable: false, rule: R::Terminator(TerminatorOp::Return);
+    Unreachable = "unreachable", family: Branch, format: Message, arity: Fixed(0), effect: Terminator, convergent: false, foldable: false, rule: R::Terminator(TerminatorOp::Unreachable);
     /// Fragment discard (demote to helper invocation).
-    Discard = "discard", family: Branch, format: Plain, arity: Fixed(0), effect: Terminator, convergent: false, foldable: false, rule: R::Terminator;
+    Discard = "discard", family: Branch, format: Plain, arity: Fixed(0), effect: Terminator, convergent: false, foldable: false, rule: R::Terminator(TerminatorOp::Discard);
     // --- terminators: structured ---------------------------------------------------------
-    If = "if", family: Structured, format: If, arity: Fixed(1), effect: Terminator, convergent: false, foldable: false, rule: R::Terminator;
-    Loop = "loop", family: Structured, format: Loop, arity: Fixed(0), effect: Terminator, convergent: false, foldable: false, rule: R::Terminator;
-    SimpleLoop = "simple_loop", family: Structured, format: SimpleLoop, arity: Fixed(0), effect: Terminator, convergent: false, foldable: false, rule: R::Terminator;
-    Switch = "switch", family: Structured, format: Switch, arity: Fixed(1), effect: Terminator, convergent: false, foldable: false, rule: R::Terminator;
-    Break = "break", family: Structured, format: Jump, arity: Fixed(0), effect: Terminator, convergent: false, foldable: false, rule: R::Terminator;
-    Continue = "continue", family: Structured, format: Jump, arity: Fixed(0), effect: Terminator, convergent: false, foldable: false, rule: R::Terminator;
+    If = "if", family: Structured, format: If, arity: Fixed(1), effect: Terminator, convergent: false, foldable: false, rule: R::Terminator(TerminatorOp::If);
+    Loop = "loop", family: Structured, format: Loop, arity: Fixed(0), effect: Terminator, convergent: false, foldable: false, rule: R::Terminator(TerminatorOp::Loop);
+    SimpleLoop = "simple_loop", family: Structured, format: SimpleLoop, arity: Fixed(0), effect: Terminator, convergent: false, foldable: false, rule: R::Terminator(TerminatorOp::SimpleLoop);
+    Switch = "switch", family: Structured, format: Switch, arity: Fixed(1), effect: Terminator, convergent: false, foldable: false, rule: R::Terminator(TerminatorOp::Switch);
+    Break = "break", family: Structured, format: Jump, arity: Fixed(0), effect: Terminator, convergent: false, foldable: false, rule: R::Terminator(TerminatorOp::Break);
+    Continue = "continue", family: Structured, format: Jump, arity: Fixed(0), effect: Terminator, convergent: false, foldable: false, rule: R::Terminator(TerminatorOp::Continue);
 }
 
 impl Opcode {
@@ -642,6 +701,22 @@ impl Opcode {
         self.family() == OpFamily::Texture
     }
 
+    /// The terminator, for terminator opcodes (their type rule's sub-kind).
+    pub fn terminator_op(self) -> Option<TerminatorOp> {
+        match self.info().rule {
+            TypeRule::Terminator(op) => Some(op),
+            _ => None,
+        }
+    }
+
+    /// The texture operation, for texture opcodes (their type rule's sub-kind).
+    pub fn texture_op(self) -> Option<TextureOp> {
+        match self.info().rule {
+            TypeRule::Texture(op) => Some(op),
+            _ => None,
+        }
+    }
+
     /// Barriers and `workgroup_uniform_load`: operations only compute kernels may use.
     pub fn is_synchronisation(self) -> bool {
         self.family() == OpFamily::Synchronisation
@@ -687,12 +762,17 @@ mod tests {
     #[test]
     fn terminators_have_terminator_rule_and_nothing_else_does() {
         for &op in Opcode::ALL {
-            let info = op.info();
-            assert_eq!(
-                op.is_terminator(),
-                info.rule == TypeRule::Terminator,
-                "{op}"
-            );
+            assert_eq!(op.is_terminator(), op.terminator_op().is_some(), "{op}");
+            if let Some(kind) = op.terminator_op() {
+                assert_eq!(format!("{kind:?}"), format!("{op:?}"), "sub-kind of {op}");
+            }
+            if let Some(kind) = op.texture_op() {
+                assert_eq!(
+                    format!("Texture{kind:?}"),
+                    format!("{op:?}"),
+                    "sub-kind of {op}"
+                );
+            }
         }
     }
 
@@ -711,7 +791,7 @@ mod tests {
             );
             assert_eq!(op.is_atomic(), info.effect == EffectClass::Atomic, "{op}");
             assert_eq!(op.is_atomic(), name.starts_with("atomic_"), "{op}");
-            assert_eq!(op.is_texture(), info.rule == TypeRule::Texture, "{op}");
+            assert_eq!(op.is_texture(), op.texture_op().is_some(), "{op}");
             assert_eq!(op.is_texture(), name.starts_with("texture_"), "{op}");
             assert_eq!(
                 op.is_special_register(),

@@ -12,7 +12,7 @@
 use crate::entities::Type;
 use crate::function::Signature;
 use crate::instructions::{InstData, Payload};
-use crate::ops::{Opcode, RegisterType, TypeRule};
+use crate::ops::{Opcode, RegisterType, TextureOp, TypeRule};
 use crate::types::{
     AddressSpace, SampledKind, Scalar, ScalarKind, StorageAccess, TypeData, TypeStore,
 };
@@ -717,7 +717,7 @@ impl Checker<'_> {
                 self.require_value_type(pointee)?;
                 Ok(Some(pointee))
             }
-            TypeRule::Texture => self.check_texture(),
+            TypeRule::Texture(op) => self.check_texture(op),
             TypeRule::Call => {
                 let sig = callee.ok_or("`call` to an unknown function")?;
                 if sig.params.len() != self.operands.len() {
@@ -754,7 +754,7 @@ impl Checker<'_> {
                 Ok(None)
             }
             TypeRule::Clock => Ok(Some(self.types.scalar(Scalar::U64))),
-            TypeRule::Terminator => Ok(None),
+            TypeRule::Terminator(_) => Ok(None),
         }
     }
 
@@ -835,7 +835,7 @@ impl Checker<'_> {
         Ok(())
     }
 
-    fn check_texture(&mut self) -> RuleResult {
+    fn check_texture(&mut self, op: TextureOp) -> RuleResult {
         let texture = self.ty(0)?;
         let texture_data = self.data(texture)?;
         let (shape, sampled_kind, storage) = match texture_data {
@@ -911,17 +911,25 @@ impl Checker<'_> {
             }
             Ok(())
         };
-        match self.op {
-            Opcode::TextureSample
-            | Opcode::TextureSampleBias
-            | Opcode::TextureSampleLevel
-            | Opcode::TextureSampleGrad => {
+        match op {
+            TextureOp::Sample
+            | TextureOp::SampleBias
+            | TextureOp::SampleLevel
+            | TextureOp::SampleGrad => {
                 sampled_only(self)?;
                 expect_sampler(self, false)?;
-                let extra = match self.op {
-                    Opcode::TextureSample => 0,
-                    Opcode::TextureSampleGrad => 2,
-                    _ => 1,
+                let extra = match op {
+                    TextureOp::Sample => 0,
+                    TextureOp::SampleBias | TextureOp::SampleLevel => 1,
+                    TextureOp::SampleGrad => 2,
+                    // Not sampling operations: the arms below check them.
+                    TextureOp::SampleCompare
+                    | TextureOp::Load
+                    | TextureOp::Store
+                    | TextureOp::Dimensions
+                    | TextureOp::NumLevels
+                    | TextureOp::NumLayers
+                    | TextureOp::NumSamples => 0,
                 };
                 expect_count(self, 3 + layer + extra)?;
                 expect_ty(self, 2, float_coord, "coordinate")?;
@@ -929,24 +937,32 @@ impl Checker<'_> {
                     self.expect_int_scalar(3, "array layer")?;
                 }
                 let first_extra = 3 + layer;
-                match self.op {
-                    Opcode::TextureSampleBias => expect_ty(self, first_extra, f32_ty, "bias")?,
-                    Opcode::TextureSampleLevel => {
+                match op {
+                    TextureOp::SampleBias => expect_ty(self, first_extra, f32_ty, "bias")?,
+                    TextureOp::SampleLevel => {
                         if sampled_kind == Some(SampledKind::Depth) {
                             self.expect_int_scalar(first_extra, "level")?;
                         } else {
                             expect_ty(self, first_extra, f32_ty, "level")?;
                         }
                     }
-                    Opcode::TextureSampleGrad => {
+                    TextureOp::SampleGrad => {
                         expect_ty(self, first_extra, float_coord, "ddx")?;
                         expect_ty(self, first_extra + 1, float_coord, "ddy")?;
                     }
-                    _ => {}
+                    // No extra operand, or not a sampling operation.
+                    TextureOp::Sample
+                    | TextureOp::SampleCompare
+                    | TextureOp::Load
+                    | TextureOp::Store
+                    | TextureOp::Dimensions
+                    | TextureOp::NumLevels
+                    | TextureOp::NumLayers
+                    | TextureOp::NumSamples => {}
                 }
                 Ok(Some(sampled_result(self)))
             }
-            Opcode::TextureSampleCompare => {
+            TextureOp::SampleCompare => {
                 if sampled_kind != Some(SampledKind::Depth) || shape.multisampled {
                     return Err("`texture_sample_compare` needs a depth texture".into());
                 }
@@ -959,7 +975,7 @@ impl Checker<'_> {
                 expect_ty(self, 3 + layer, f32_ty, "depth reference")?;
                 Ok(Some(f32_ty))
             }
-            Opcode::TextureLoad => {
+            TextureOp::Load => {
                 let extra = usize::from(sampled_kind.is_some());
                 expect_count(self, 2 + layer + extra)?;
                 match self.scalar_or_vector(self.ty(1)?) {
@@ -983,7 +999,7 @@ impl Checker<'_> {
                     None => Ok(Some(sampled_result(self))),
                 }
             }
-            Opcode::TextureStore => {
+            TextureOp::Store => {
                 let Some((format, access)) = storage else {
                     return Err("`texture_store` needs a storage texture".into());
                 };
@@ -1006,7 +1022,7 @@ impl Checker<'_> {
                 expect_ty(self, 2 + layer, texel, "value")?;
                 Ok(None)
             }
-            Opcode::TextureDimensions => {
+            TextureOp::Dimensions => {
                 if self.operands.len() == 2 {
                     sampled_only(self)?;
                     self.expect_int_scalar(1, "level")?;
@@ -1022,23 +1038,22 @@ impl Checker<'_> {
                     self.types.vector(Scalar::U32, lanes)
                 }))
             }
-            Opcode::TextureNumLevels => {
+            TextureOp::NumLevels => {
                 sampled_only(self)?;
                 Ok(Some(self.types.u32()))
             }
-            Opcode::TextureNumLayers => {
+            TextureOp::NumLayers => {
                 if !shape.arrayed {
                     return Err("`texture_num_layers` needs an arrayed texture".into());
                 }
                 Ok(Some(self.types.u32()))
             }
-            Opcode::TextureNumSamples => {
+            TextureOp::NumSamples => {
                 if !shape.multisampled {
                     return Err("`texture_num_samples` needs a multisampled texture".into());
                 }
                 Ok(Some(self.types.u32()))
             }
-            other => Err(format!("`{other}` is not a texture operation")),
         }
     }
 

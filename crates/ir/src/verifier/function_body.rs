@@ -13,7 +13,7 @@ use crate::dominance::{DominatorTree, Graph, NONE};
 use crate::entities::{Block, Func, Inst, Type, Value};
 use crate::function::{Function, Signature};
 use crate::instructions::{BlockCall, InstData, Payload};
-use crate::ops::Opcode;
+use crate::ops::TerminatorOp;
 use crate::types::{Scalar, TypeData};
 use crate::typing::{check_instruction, Operand};
 use cranelift_entity::{EntityRef, SecondaryMap};
@@ -862,8 +862,8 @@ impl<'m> Verifier<'m> {
         let first_scalar =
             first_operand.map(|ty| self.scratch_types.try_get(ty).and_then(TypeData::as_scalar));
         // Only terminators get here; the others have nothing beyond their edges to check.
-        match opcode {
-            Opcode::CondBr | Opcode::If => {
+        match opcode.terminator_op() {
+            Some(TerminatorOp::CondBr | TerminatorOp::If) => {
                 if let (Some(ty), Some(scalar)) = (first_operand, first_scalar) {
                     if scalar != Some(Scalar::BOOL) {
                         let message = format!(
@@ -874,7 +874,7 @@ impl<'m> Verifier<'m> {
                     }
                 }
             }
-            Opcode::SwitchBr | Opcode::Switch => {
+            Some(TerminatorOp::SwitchBr | TerminatorOp::Switch) => {
                 let selector = match (first_operand, first_scalar) {
                     (_, Some(Some(s))) if s.is_integer() || s.is_bool() => Some(s),
                     (Some(ty), Some(_)) => {
@@ -897,7 +897,7 @@ impl<'m> Verifier<'m> {
                     selector,
                 );
             }
-            Opcode::Return => {
+            Some(TerminatorOp::Return) => {
                 let returns = &function.signature.returns;
                 if data.args.len() != returns.len() {
                     let message = format!(
@@ -919,7 +919,16 @@ impl<'m> Verifier<'m> {
                     }
                 }
             }
-            _ => {}
+            Some(
+                TerminatorOp::Br
+                | TerminatorOp::Unreachable
+                | TerminatorOp::Discard
+                | TerminatorOp::Loop
+                | TerminatorOp::SimpleLoop
+                | TerminatorOp::Break
+                | TerminatorOp::Continue,
+            )
+            | None => {}
         }
     }
 

@@ -106,6 +106,7 @@ pub enum TypeRule {
     /// Operands and result share one numeric scalar/vector type (also matrices when
     /// `matrices` is set).
     SameNumeric {
+        /// Matrices are admitted too.
         matrices: bool,
     },
     /// As `SameNumeric`, restricted to signed integers and floats.
@@ -121,6 +122,7 @@ pub enum TypeRule {
     /// Same-typed scalar/vector operands (numeric, or bool when `bools`), bool result of
     /// the same lane count.
     Compare {
+        /// Bool operands are admitted too (`eq`, `ne`).
         bools: bool,
     },
     /// `select cond, a, b`.
@@ -139,12 +141,19 @@ pub enum TypeRule {
     FloatLength,
     /// `outer_product a: vecR, b: vecC -> matCxR`.
     OuterProduct,
+    /// `matCxR * matKxC -> matKxR` over one float type.
     MatrixTimesMatrix,
+    /// `matCxR * vecC -> vecR`.
     MatrixTimesVector,
+    /// `vecR * matCxR -> vecC`.
     VectorTimesMatrix,
+    /// `matCxR * scalar -> matCxR`.
     MatrixTimesScalar,
+    /// `matCxR -> matRxC`.
     Transpose,
+    /// Square float matrix in, its element type out.
     Determinant,
+    /// Square float matrix in, the same type out.
     Inverse,
     /// `extract_bits e, offset: u32, count: u32`.
     ExtractBits,
@@ -180,7 +189,9 @@ pub enum TypeRule {
     ArrayLength,
     /// `atomic_* ptr<storage|workgroup, T>, T...` with T a 32- or 64-bit integer.
     Atomic {
+        /// Value operands after the pointer.
         values: u8,
+        /// Whether it returns the old value.
         returns: bool,
     },
     /// No operands, no result.
@@ -339,7 +350,12 @@ macro_rules! declare_ops {
         /// Every operation of the IR.
         #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub enum Opcode {
-            $( $(#[$doc])* $name, )*
+            $(
+                #[doc = concat!("`", $mnemonic, "` (", stringify!($family), ").")]
+                #[doc = ""]
+                $(#[$doc])*
+                $name,
+            )*
         }
 
         impl Opcode {

@@ -24,7 +24,7 @@ impl Rng {
     }
 
     /// The next 64 random bits.
-    pub fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
@@ -34,12 +34,12 @@ impl Rng {
 
     /// A number in `0..n` (0 when `n` is 0); slightly biased for large `n`.
     pub fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
+        (self.next_u64() % n.max(1) as u64) as usize
     }
 
     /// True with probability `percent` / 100.
     pub fn chance(&mut self, percent: u64) -> bool {
-        self.next() % 100 < percent
+        self.next_u64() % 100 < percent
     }
 }
 
@@ -121,7 +121,7 @@ impl FunctionGen<'_> {
         let c = match data {
             TypeData::Scalar(s) => {
                 let bits = match s {
-                    Scalar::BOOL => self.rng.next() & 1,
+                    Scalar::BOOL => self.rng.next_u64() & 1,
                     Scalar::F32 => {
                         u64::from(((self.rng.below(2001) as f32) / 8.0 - 125.0).to_bits())
                     }

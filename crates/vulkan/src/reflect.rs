@@ -198,7 +198,7 @@ impl Interface {
 /// The words of a `.spv` file: a whole number of little- or big-endian words starting with
 /// the magic number.
 pub fn words_from_bytes(bytes: &[u8]) -> Result<Vec<u32>, ReflectError> {
-    if bytes.len() % 4 != 0 {
+    if !bytes.len().is_multiple_of(4) {
         return Err(malformed(format!(
             "{} bytes is not a whole number of 32-bit words",
             bytes.len()
@@ -292,11 +292,14 @@ enum Ty {
     Other,
 }
 
+/// The decorations of one id or member: each decoration with its literal operands.
+type Decorations = Vec<(Decoration, Vec<u32>)>;
+
 struct Reflector {
     types: HashMap<u32, Ty>,
     constants: HashMap<u32, u64>,
-    decorations: HashMap<u32, Vec<(Decoration, Vec<u32>)>>,
-    member_decorations: HashMap<(u32, u32), Vec<(Decoration, Vec<u32>)>>,
+    decorations: HashMap<u32, Decorations>,
+    member_decorations: HashMap<(u32, u32), Decorations>,
     names: HashMap<u32, String>,
     /// The `Sampled` operand of each `OpTypeImage`.
     sampled: HashMap<u32, u32>,
@@ -354,7 +357,7 @@ fn lit(op: &Operand, what: &str) -> Result<u32, ReflectError> {
     }
 }
 
-fn operand<'a>(inst: &'a Instruction, i: usize) -> Result<&'a Operand, ReflectError> {
+fn operand(inst: &Instruction, i: usize) -> Result<&Operand, ReflectError> {
     inst.operands.get(i).ok_or_else(|| {
         malformed(format!(
             "Op{:?} (result %{}) has no operand {i}",

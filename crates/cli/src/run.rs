@@ -31,6 +31,7 @@
 //! Exit codes: 0 success, 1 rejected input or a run-time error (named on stderr), 2 usage
 //! or I/O error.
 
+use crate::args::{EngineArg, RunOptLevelArg, StageArg};
 use crate::diagnostics::Failure;
 use crate::run_textures::{texture_line, TexOut};
 use oxir_interp::{Buffers, Options, OutOfBounds, Resources};
@@ -50,15 +51,14 @@ pub struct RunArgs {
     pub entry: Option<String>,
     /// The stage of a GLSL input.
     #[arg(long)]
-    pub stage: Option<String>,
+    pub stage: Option<StageArg>,
     /// Optimisation level: `-O0` (front-end output as is, the default) or `-O` / `-O1`
     /// (the normalize pipeline first).
     #[arg(short = 'O', value_name = "LEVEL", num_args = 0..=1, default_missing_value = "1")]
-    pub opt: Option<String>,
-    /// The executor: `interp` (the reference interpreter) or `vulkan` (oxir's SPIR-V on a
-    /// Vulkan device; a `.spv` INPUT runs as it is).
-    #[arg(long, default_value = "interp")]
-    pub engine: String,
+    pub opt: Option<RunOptLevelArg>,
+    /// The executor (with `vulkan`, a `.spv` INPUT runs as it is).
+    #[arg(long, value_enum, default_value_t = EngineArg::Interp)]
+    pub engine: EngineArg,
     /// The Vulkan device (`--engine vulkan`): an index, or text its name contains
     /// (default: the first device).
     #[arg(long, value_name = "NAME|INDEX")]
@@ -186,10 +186,9 @@ pub(crate) struct Request {
 }
 
 pub(crate) fn parse_request(args: &RunArgs) -> Result<Request, Failure> {
-    let optimize = match args.opt.as_deref() {
-        None | Some("0") => false,
-        Some("1" | "2" | "3" | "") => true,
-        Some(other) => return Err(usage(format!("unknown optimisation level -O{other}"))),
+    let optimize = match args.opt {
+        None | Some(RunOptLevelArg::O0) => false,
+        Some(RunOptLevelArg::O1 | RunOptLevelArg::O2 | RunOptLevelArg::O3) => true,
     };
     let mut groups = [1u32; 3];
     let parts: Vec<&str> = args.dispatch.split(',').collect();
@@ -351,17 +350,14 @@ pub(crate) fn print_buffers(
 }
 
 pub fn run(args: RunArgs) -> Result<(), Failure> {
-    match args.engine.as_str() {
-        "interp" => {
+    match args.engine {
+        EngineArg::Interp => {
             if args.device.is_some() {
                 return Err(usage("--device applies to --engine vulkan"));
             }
             run_interp(args)
         }
-        "vulkan" => crate::run_vulkan::run(args),
-        other => Err(usage(format!(
-            "unknown engine `{other}`; available: interp, vulkan"
-        ))),
+        EngineArg::Vulkan => crate::run_vulkan::run(args),
     }
 }
 
@@ -369,7 +365,7 @@ fn run_interp(args: RunArgs) -> Result<(), Failure> {
     let mut request = parse_request(&args)?;
     let is_oxir = args.input.extension().and_then(|e| e.to_str()) == Some("oxir");
     let lower_entry = if is_oxir { None } else { args.entry.clone() };
-    let mut module = crate::shaders::load(&args.input, lower_entry, args.stage.as_deref())?;
+    let mut module = crate::shaders::load(&args.input, lower_entry, args.stage)?;
     let name = args.input.display().to_string();
     if request.optimize {
         let run = oxir_passes::pipelines::normalize().run(&mut module);

@@ -7,6 +7,7 @@
 
 mod args;
 mod diagnostics;
+mod json;
 mod run;
 mod run_texdata;
 mod run_textures;

@@ -33,6 +33,7 @@
 
 use crate::args::{EngineArg, RunOptLevelArg, StageArg};
 use crate::diagnostics::Failure;
+use crate::json::{self, BufferLine, ViewValue};
 use crate::run_textures::{texture_line, TexOut};
 use oxir_interp::{Buffers, Options, OutOfBounds, Resources};
 use oxir_ir::{FunctionKind, TypeData};
@@ -153,26 +154,19 @@ pub fn parse_spec(spec: &str) -> Result<Vec<u8>, Failure> {
     }
 }
 
-fn values_json(bytes: &[u8], ty: &str) -> String {
-    let items: Vec<String> = bytes
+/// The words of `bytes` as `--view` type `ty` (u32, i32 or f32) reads them.
+fn view_values(bytes: &[u8], ty: &str) -> Vec<ViewValue> {
+    bytes
         .chunks_exact(4)
         .map(|c| {
             let w = u32::from_le_bytes(c.try_into().unwrap());
             match ty {
-                "i32" => (w as i32).to_string(),
-                "f32" => {
-                    let f = f32::from_bits(w);
-                    if f.is_finite() {
-                        format!("{f:?}")
-                    } else {
-                        format!("\"{f}\"")
-                    }
-                }
-                _ => w.to_string(),
+                "i32" => ViewValue::I32(w as i32),
+                "f32" => ViewValue::F32(f32::from_bits(w)),
+                _ => ViewValue::U32(w),
             }
         })
-        .collect();
-    format!("[{}]", items.join(","))
+        .collect()
 }
 
 /// What both engines share: the parsed dispatch, buffer and view arguments.
@@ -334,18 +328,14 @@ pub(crate) fn print_buffers(
             continue;
         }
         let bytes = &buffers[key];
-        let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
-        let mut line = format!(
-            "{{\"group\":{},\"binding\":{},\"size\":{},\"hex\":\"{hex}\"",
-            key.0,
-            key.1,
-            bytes.len()
-        );
-        if let Some(ty) = views.get(key) {
-            line.push_str(&format!(",\"values\":{}", values_json(bytes, ty)));
-        }
-        line.push('}');
-        println!("{line}");
+        let line = BufferLine {
+            group: key.0,
+            binding: key.1,
+            size: bytes.len(),
+            hex: &json::hex(bytes),
+            values: views.get(key).map(|ty| view_values(bytes, ty)),
+        };
+        println!("{}", json::line(&line));
     }
 }
 

@@ -9,7 +9,6 @@ use codespan_reporting::term::{
 };
 use oxir_ir::parser::ParseError;
 use oxir_ir::verifier::VerifierReport;
-use oxir_ir::Module;
 use std::path::Path;
 
 /// Why a command failed; decides the exit code.
@@ -64,7 +63,7 @@ pub fn report_parse_error(path: &Path, text: &str, error: &ParseError) {
 }
 
 /// Prints every verifier error as `FILE: error: <location>: message`.
-pub fn report_verifier_errors(path: &Path, _module: &Module, report: &VerifierReport) {
+pub fn report_verifier_errors(path: &Path, report: &VerifierReport) {
     for error in &report.errors {
         eprintln!("{}: error: {error}", path.display());
     }

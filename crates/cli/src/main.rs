@@ -5,7 +5,9 @@
 //! and the line and column, or the function, block and instruction; 2 usage or I/O error.
 //! A panic is always a bug.
 
+mod args;
 mod diagnostics;
+mod json;
 mod run;
 mod run_texdata;
 mod run_textures;
@@ -87,40 +89,14 @@ enum Command {
     /// Compile a shader (.wgsl, .vert/.frag/.comp GLSL, .spv SPIR-V) or an .oxir module
     /// for a target; prints the result (exit 1 when the shader is rejected or uses
     /// something oxir does not support).
-    Compile {
-        input: PathBuf,
-        /// Compile only this entry point (and what it calls).
-        #[arg(long, value_name = "NAME")]
-        entry: Option<String>,
-        /// The stage of a GLSL input: vertex, fragment or compute (default: from the
-        /// file extension).
-        #[arg(long)]
-        stage: Option<String>,
-        /// What to produce: `oxir` (the oxir module as text), `spirv` (a SPIR-V binary:
-        /// compute, vertex and fragment entry points) or `spirv-asm` (its disassembly).
-        #[arg(long, default_value = "oxir")]
-        target: String,
-        /// SPIR-V target environment: vulkan1.0, vulkan1.1 (default), vulkan1.2, vulkan1.3.
-        #[arg(long, value_name = "ENV")]
-        target_env: Option<String>,
-        /// Optimisation level for SPIR-V: -O0 or -O (the SPIR-V driver pipeline runs either
-        /// way; -O adds no further passes yet).
-        #[arg(short = 'O', value_name = "LEVEL", num_args = 0..=1, default_missing_value = "1")]
-        opt_level: Option<String>,
-        /// Write the result here instead of standard output.
-        #[arg(short = 'o', value_name = "OUT")]
-        output: Option<PathBuf>,
-        /// Print the module in the structured view (blocks nested under their constructs).
-        #[arg(long)]
-        structured: bool,
-    },
+    Compile(shaders::CompileArgs),
     /// Print a shader's interface as JSON: entry points (stage, workgroup size, inputs,
     /// outputs) and resource bindings (kind, type, minimum binding size).
     Reflect {
         input: PathBuf,
-        /// The stage of a GLSL input: vertex, fragment or compute.
+        /// The stage of a GLSL input.
         #[arg(long)]
-        stage: Option<String>,
+        stage: Option<args::StageArg>,
     },
     /// Run a kernel with the reference interpreter (`--engine interp`, the default) or on a
     /// Vulkan device (`--engine vulkan [--device NAME|INDEX]`, INPUT may also be any `.spv`)
@@ -209,7 +185,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
             let (module, _) = parse_file(&file)?;
             let report = verify_module(&module, &options);
             if !report.succeeded() {
-                report_verifier_errors(&file, &module, &report);
+                report_verifier_errors(&file, &report);
                 return Err(Failure::Rejected);
             }
             match print {
@@ -246,7 +222,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
             let (mut module, _) = parse_file(&file)?;
             let report = verify_module(&module, &VerifierOptions::default());
             if !report.succeeded() {
-                report_verifier_errors(&file, &module, &report);
+                report_verifier_errors(&file, &report);
                 return Err(Failure::Rejected);
             }
             let run = pipeline.run(&mut module);
@@ -277,28 +253,8 @@ fn run(cli: Cli) -> Result<(), Failure> {
             }
             Ok(())
         }
-        Command::Compile {
-            input,
-            entry,
-            stage,
-            target,
-            output,
-            structured,
-            target_env,
-            opt_level,
-        } => shaders::compile(
-            &input,
-            entry,
-            stage.as_deref(),
-            &target,
-            output.as_deref(),
-            structured,
-            shaders::SpirvArgs {
-                target_env,
-                opt_level,
-            },
-        ),
-        Command::Reflect { input, stage } => shaders::reflect(&input, stage.as_deref()),
+        Command::Compile(args) => shaders::compile(args),
+        Command::Reflect { input, stage } => shaders::reflect(&input, stage),
         Command::Run(args) => run::run(args),
     }
 }

@@ -31,7 +31,9 @@
 //! Exit codes: 0 success, 1 rejected input or a run-time error (named on stderr), 2 usage
 //! or I/O error.
 
+use crate::args::{EngineArg, RunOptLevelArg, StageArg};
 use crate::diagnostics::Failure;
+use crate::json::{self, BufferLine, ViewValue};
 use crate::run_textures::{texture_line, TexOut};
 use oxir_interp::{Buffers, Options, OutOfBounds, Resources};
 use oxir_ir::{FunctionKind, TypeData};
@@ -50,15 +52,14 @@ pub struct RunArgs {
     pub entry: Option<String>,
     /// The stage of a GLSL input.
     #[arg(long)]
-    pub stage: Option<String>,
+    pub stage: Option<StageArg>,
     /// Optimisation level: `-O0` (front-end output as is, the default) or `-O` / `-O1`
     /// (the normalize pipeline first).
     #[arg(short = 'O', value_name = "LEVEL", num_args = 0..=1, default_missing_value = "1")]
-    pub opt: Option<String>,
-    /// The executor: `interp` (the reference interpreter) or `vulkan` (oxir's SPIR-V on a
-    /// Vulkan device; a `.spv` INPUT runs as it is).
-    #[arg(long, default_value = "interp")]
-    pub engine: String,
+    pub opt: Option<RunOptLevelArg>,
+    /// The executor (with `vulkan`, a `.spv` INPUT runs as it is).
+    #[arg(long, value_enum, default_value_t = EngineArg::Interp)]
+    pub engine: EngineArg,
     /// The Vulkan device (`--engine vulkan`): an index, or text its name contains
     /// (default: the first device).
     #[arg(long, value_name = "NAME|INDEX")]
@@ -153,26 +154,19 @@ pub fn parse_spec(spec: &str) -> Result<Vec<u8>, Failure> {
     }
 }
 
-fn values_json(bytes: &[u8], ty: &str) -> String {
-    let items: Vec<String> = bytes
+/// The words of `bytes` as `--view` type `ty` (u32, i32 or f32) reads them.
+fn view_values(bytes: &[u8], ty: &str) -> Vec<ViewValue> {
+    bytes
         .chunks_exact(4)
         .map(|c| {
             let w = u32::from_le_bytes(c.try_into().unwrap());
             match ty {
-                "i32" => (w as i32).to_string(),
-                "f32" => {
-                    let f = f32::from_bits(w);
-                    if f.is_finite() {
-                        format!("{f:?}")
-                    } else {
-                        format!("\"{f}\"")
-                    }
-                }
-                _ => w.to_string(),
+                "i32" => ViewValue::I32(w as i32),
+                "f32" => ViewValue::F32(f32::from_bits(w)),
+                _ => ViewValue::U32(w),
             }
         })
-        .collect();
-    format!("[{}]", items.join(","))
+        .collect()
 }
 
 /// What both engines share: the parsed dispatch, buffer and view arguments.
@@ -186,10 +180,9 @@ pub(crate) struct Request {
 }
 
 pub(crate) fn parse_request(args: &RunArgs) -> Result<Request, Failure> {
-    let optimize = match args.opt.as_deref() {
-        None | Some("0") => false,
-        Some("1" | "2" | "3" | "") => true,
-        Some(other) => return Err(usage(format!("unknown optimisation level -O{other}"))),
+    let optimize = match args.opt {
+        None | Some(RunOptLevelArg::O0) => false,
+        Some(RunOptLevelArg::O1 | RunOptLevelArg::O2 | RunOptLevelArg::O3) => true,
     };
     let mut groups = [1u32; 3];
     let parts: Vec<&str> = args.dispatch.split(',').collect();
@@ -335,33 +328,26 @@ pub(crate) fn print_buffers(
             continue;
         }
         let bytes = &buffers[key];
-        let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
-        let mut line = format!(
-            "{{\"group\":{},\"binding\":{},\"size\":{},\"hex\":\"{hex}\"",
-            key.0,
-            key.1,
-            bytes.len()
-        );
-        if let Some(ty) = views.get(key) {
-            line.push_str(&format!(",\"values\":{}", values_json(bytes, ty)));
-        }
-        line.push('}');
-        println!("{line}");
+        let line = BufferLine {
+            group: key.0,
+            binding: key.1,
+            size: bytes.len(),
+            hex: &json::hex(bytes),
+            values: views.get(key).map(|ty| view_values(bytes, ty)),
+        };
+        println!("{}", json::line(&line));
     }
 }
 
 pub fn run(args: RunArgs) -> Result<(), Failure> {
-    match args.engine.as_str() {
-        "interp" => {
+    match args.engine {
+        EngineArg::Interp => {
             if args.device.is_some() {
                 return Err(usage("--device applies to --engine vulkan"));
             }
             run_interp(args)
         }
-        "vulkan" => crate::run_vulkan::run(args),
-        other => Err(usage(format!(
-            "unknown engine `{other}`; available: interp, vulkan"
-        ))),
+        EngineArg::Vulkan => crate::run_vulkan::run(args),
     }
 }
 
@@ -369,7 +355,7 @@ fn run_interp(args: RunArgs) -> Result<(), Failure> {
     let mut request = parse_request(&args)?;
     let is_oxir = args.input.extension().and_then(|e| e.to_str()) == Some("oxir");
     let lower_entry = if is_oxir { None } else { args.entry.clone() };
-    let mut module = crate::shaders::load(&args.input, lower_entry, args.stage.as_deref())?;
+    let mut module = crate::shaders::load(&args.input, lower_entry, args.stage)?;
     let name = args.input.display().to_string();
     if request.optimize {
         let run = oxir_passes::pipelines::normalize().run(&mut module);

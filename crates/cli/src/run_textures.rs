@@ -388,10 +388,11 @@ pub(crate) fn encode(format: TexelFormat, texture: &Texture) -> Vec<u8> {
 
 /// The JSON line of a storage texture.
 pub(crate) fn texture_line(key: (u32, u32), out: &TexOut) -> String {
-    let hex: String = out.bytes.iter().map(|b| format!("{b:02x}")).collect();
-    let [w, h, l] = out.extent;
-    format!(
-        "{{\"group\":{},\"binding\":{},\"texture\":[{w},{h},{l}],\"format\":\"{}\",\"hex\":\"{hex}\"}}",
-        key.0, key.1, out.format
-    )
+    crate::json::line(&crate::json::TextureLine {
+        group: key.0,
+        binding: key.1,
+        texture: out.extent,
+        format: out.format,
+        hex: &crate::json::hex(&out.bytes),
+    })
 }

@@ -21,6 +21,7 @@
 //! - A missing Vulkan loader or device, an unknown `--device`, malformed SPIR-V, or a
 //!   driver error exits 1 with the reason on stderr.
 
+use crate::args::RunOptLevelArg;
 use crate::diagnostics::Failure;
 use crate::run::{
     choose_kernel, initial_buffers, interp_slots, parse_request, print_buffers, usage, RunArgs,
@@ -92,21 +93,25 @@ pub fn run(args: RunArgs) -> Result<(), Failure> {
         let tex_slots = crate::run_textures::spv_textures(&interface);
         (words, slots, tex_slots, entry)
     } else {
-        if let Some(level) = args.opt.as_deref() {
-            if !matches!(level, "0" | "1" | "") {
-                return Err(usage(format!(
-                    "unknown optimisation level -O{level}; expected -O0 or -O"
-                )));
-            }
+        if let Some(level @ (RunOptLevelArg::O2 | RunOptLevelArg::O3)) = args.opt {
+            return Err(usage(format!(
+                "unknown optimisation level -O{}; expected -O0 or -O",
+                level.spelling()
+            )));
         }
         let is_oxir = args.input.extension().and_then(|e| e.to_str()) == Some("oxir");
         let lower_entry = if is_oxir { None } else { args.entry.clone() };
-        let module = crate::shaders::load(&args.input, lower_entry, args.stage.as_deref())?;
+        let module = crate::shaders::load(&args.input, lower_entry, args.stage)?;
         let entry = choose_kernel(&module, args.entry.as_deref(), &name)?;
         let slots = interp_slots(&module, &name)?;
         let tex_slots = crate::run_textures::module_textures(&module);
-        let words = oxir_spirv::compile(&module, &oxir_spirv::Options::default())
-            .map_err(|e| rejected(&name, e))?;
+        let spirv = oxir_driver::compile(
+            oxir_driver::Input::module(&module),
+            oxir_driver::Target::Spirv,
+            &oxir_driver::CompileOptions::default(),
+        )
+        .map_err(|e| rejected(&name, e))?;
+        let words = spirv.as_words().unwrap_or_default().to_vec();
         (words, slots, tex_slots, entry)
     };
 

@@ -1,4 +1,6 @@
-//! `oxir compile` and `oxir reflect`: shaders in through naga (`oxir-naga`).
+//! `oxir compile` and `oxir reflect`: a thin shell over `oxir-driver`. This module reads
+//! the input, calls [`oxir_driver::compile`] or [`oxir_driver::reflect`], writes what they
+//! return and renders their errors with the file name.
 //!
 //! Inputs by extension: `.wgsl`; `.vert`, `.frag`, `.comp` (GLSL, stage from the
 //! extension, or any GLSL file with `--stage vertex|fragment|compute`); `.spv` (SPIR-V);
@@ -6,14 +8,42 @@
 //! the input is rejected (naga's diagnostic with a snippet, or `unsupported: ...`), 2 for
 //! usage and I/O errors.
 
+use crate::args::{OptLevelArg, StageArg, TargetArg, TargetEnvArg};
 use crate::diagnostics::{report_parse_error, report_verifier_errors, Failure};
-use oxir_ir::printer::{print_module, View};
-use oxir_ir::verifier::verify_module;
+use oxir_driver::{CompileOptions, Error, GlslStage, Input, Target};
 use oxir_ir::Module;
-use oxir_naga::{CompileError, GlslStage, LowerError, LowerOptions, ShaderSource};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+/// Arguments of `oxir compile`.
+#[derive(clap::Args)]
+pub struct CompileArgs {
+    pub input: PathBuf,
+    /// Compile only this entry point (and what it calls).
+    #[arg(long, value_name = "NAME")]
+    pub entry: Option<String>,
+    /// The stage of a GLSL input (default: from the file extension).
+    #[arg(long)]
+    pub stage: Option<StageArg>,
+    /// What to produce.
+    #[arg(long, value_enum, default_value_t = TargetArg::Oxir)]
+    pub target: TargetArg,
+    /// SPIR-V target environment (default vulkan1.1).
+    #[arg(long, value_name = "ENV")]
+    pub target_env: Option<TargetEnvArg>,
+    /// Optimisation level for SPIR-V: -O0 or -O (the SPIR-V driver pipeline runs either
+    /// way; -O adds no further passes yet).
+    #[arg(short = 'O', value_name = "LEVEL", num_args = 0..=1, default_missing_value = "1")]
+    pub opt_level: Option<OptLevelArg>,
+    /// Write the result here instead of standard output.
+    #[arg(short = 'o', value_name = "OUT")]
+    pub output: Option<PathBuf>,
+    /// Print the module in the structured view (blocks nested under their constructs).
+    #[arg(long)]
+    pub structured: bool,
+}
 
 /// What an input file holds.
+#[derive(Copy, Clone)]
 enum InputKind {
     Wgsl,
     Glsl(GlslStage),
@@ -21,21 +51,13 @@ enum InputKind {
     Oxir,
 }
 
-fn input_kind(path: &Path, stage: Option<&str>) -> Result<InputKind, Failure> {
-    let stage = match stage {
-        Some(name) => Some(GlslStage::from_name(name).ok_or_else(|| {
-            Failure::Usage(format!(
-                "unknown stage `{name}`; expected vertex, fragment or compute"
-            ))
-        })?),
-        None => None,
-    };
+fn input_kind(path: &Path, stage: Option<StageArg>) -> Result<InputKind, Failure> {
     let extension = path.extension().and_then(|e| e.to_str()).unwrap_or("");
     let kind = match (extension, stage) {
         ("wgsl", None) => InputKind::Wgsl,
         ("spv", None) => InputKind::SpirV,
         ("oxir", None) => InputKind::Oxir,
-        (_, Some(stage)) => InputKind::Glsl(stage),
+        (_, Some(stage)) => InputKind::Glsl(stage.into()),
         (other, None) => match GlslStage::from_extension(other) {
             Some(stage) => InputKind::Glsl(stage),
             None => {
@@ -71,127 +93,109 @@ fn read_text(path: &Path) -> Result<String, Failure> {
     })
 }
 
-/// A shader read from disk: its bytes or text, kept for diagnostics.
-enum Loaded {
-    Text(String, InputKind),
-    Binary(Vec<u8>),
+/// An input file read from disk, kept for building the driver's [`Input`] and for
+/// rendering diagnostics against its text.
+struct Loaded {
+    name: String,
+    kind: InputKind,
+    text: String,
+    bytes: Vec<u8>,
 }
 
 impl Loaded {
     fn read(path: &Path, kind: InputKind) -> Result<Self, Failure> {
-        match kind {
-            InputKind::SpirV => Ok(Loaded::Binary(read_bytes(path)?)),
-            other => Ok(Loaded::Text(read_text(path)?, other)),
-        }
+        let (text, bytes) = match kind {
+            InputKind::SpirV => (String::new(), read_bytes(path)?),
+            InputKind::Wgsl | InputKind::Glsl(_) | InputKind::Oxir => {
+                (read_text(path)?, Vec::new())
+            }
+        };
+        Ok(Loaded {
+            name: path.display().to_string(),
+            kind,
+            text,
+            bytes,
+        })
     }
 
-    fn source(&self) -> ShaderSource<'_> {
-        match self {
-            Loaded::Text(text, InputKind::Glsl(stage)) => ShaderSource::Glsl(text, *stage),
-            Loaded::Text(text, _) => ShaderSource::Wgsl(text),
-            Loaded::Binary(bytes) => ShaderSource::SpirV(bytes),
+    fn input(&self) -> Input<'_> {
+        match self.kind {
+            InputKind::Wgsl => Input::wgsl(&self.name, &self.text),
+            InputKind::Glsl(stage) => Input::glsl(&self.name, &self.text, stage),
+            InputKind::SpirV => Input::spirv_bytes(&self.name, &self.bytes),
+            InputKind::Oxir => Input::oxir_text(&self.name, &self.text),
         }
     }
 }
 
-/// Prints a rejected shader's diagnostic.
-fn report(path: &Path, source: ShaderSource<'_>, error: &CompileError) {
-    let name = path.display().to_string();
+/// Prints a driver error as the command always has (naga's diagnostic, the oxir parse
+/// error with its snippet, every verifier error, or `error: FILE: message`) and returns
+/// the exit it stands for.
+fn report(path: &Path, text: &str, error: &Error) -> Failure {
     match error {
-        CompileError::Frontend(e) => eprint!("{}", e.rendered),
-        CompileError::Lower(e) => eprint!("{}", e.render(&name, source.text())),
+        Error::Frontend(_) | Error::Lower { .. } => {
+            eprint!("{}", error.rendered().unwrap_or_default());
+            Failure::Rejected
+        }
+        // A wrong `--entry` is a usage error.
+        Error::NoSuchEntryPoint(e) => Failure::Usage(format!("{}: {e}", path.display())),
+        Error::EntryFilterOnModule => {
+            Failure::Usage("--entry applies to shader input, not .oxir".into())
+        }
+        Error::NotAShader => Failure::Usage(
+            "reflect reads shaders (.wgsl, .vert, .frag, .comp, .spv), not .oxir".into(),
+        ),
+        Error::OxirParse(e) => {
+            report_parse_error(path, text, e);
+            Failure::Rejected
+        }
+        Error::Verification(verifier_report) => {
+            report_verifier_errors(path, verifier_report);
+            Failure::Rejected
+        }
+        Error::PassRefused(_)
+        | Error::Unsupported(_)
+        | Error::BackendInternal(_)
+        | Error::Disassembly(_) => {
+            eprintln!("error: {}: {error}", path.display());
+            Failure::Rejected
+        }
     }
 }
 
-/// `oxir compile INPUT [--entry NAME] [--stage S] --target oxir [-o OUT] [--structured]`.
-pub fn compile(
-    input: &Path,
-    entry: Option<String>,
-    stage: Option<&str>,
-    target: &str,
-    output: Option<&Path>,
-    structured: bool,
-    spirv: SpirvArgs,
-) -> Result<(), Failure> {
-    if target == "spirv" || target == "spirv-asm" {
-        return compile_spirv(input, entry, stage, target, output, spirv);
+/// Reads INPUT for the driver; `--entry` on `.oxir` input is refused before reading.
+fn read_input(path: &Path, stage: Option<StageArg>, entry: bool) -> Result<Loaded, Failure> {
+    let kind = input_kind(path, stage)?;
+    if entry && matches!(kind, InputKind::Oxir) {
+        return Err(report(path, "", &Error::EntryFilterOnModule));
     }
-    if target != "oxir" {
-        return Err(Failure::Usage(format!(
-            "unknown target `{target}`; available: oxir, spirv, spirv-asm"
-        )));
-    }
-    if spirv.target_env.is_some() || spirv.opt_level.is_some() {
+    Loaded::read(path, kind)
+}
+
+/// `oxir compile INPUT [--entry NAME] [--stage S] [--target T] [--target-env ENV]
+/// [-O0|-O] [-o OUT] [--structured]`.
+pub fn compile(args: CompileArgs) -> Result<(), Failure> {
+    let spirv = matches!(args.target, TargetArg::Spirv | TargetArg::SpirvAsm);
+    if !spirv && (args.target_env.is_some() || args.opt_level.is_some()) {
         return Err(Failure::Usage(
             "--target-env and -O apply to --target spirv and spirv-asm".into(),
         ));
     }
-    let module = load(input, entry, stage)?;
-    let view = if structured {
-        View::Structured
-    } else {
-        View::Flat
+    let loaded = read_input(&args.input, args.stage, args.entry.is_some())?;
+    let options = CompileOptions {
+        entry_point: args.entry,
+        opt_level: args.opt_level.map(Into::into).unwrap_or_default(),
+        target_env: args.target_env.map(Into::into).unwrap_or_default(),
+        structured: args.structured,
     };
-    let text = print_module(&module, view);
-    match output {
-        Some(path) => std::fs::write(path, text)
+    let target = Target::from(args.target);
+    let artifact = oxir_driver::compile(loaded.input(), target, &options)
+        .map_err(|e| report(&args.input, &loaded.text, &e))?;
+    let bytes = artifact.to_bytes();
+    match args.output {
+        Some(path) => std::fs::write(&path, bytes)
             .map_err(|e| Failure::Usage(format!("cannot write {}: {e}", path.display()))),
-        None => {
-            print!("{text}");
-            Ok(())
-        }
-    }
-}
-
-/// The SPIR-V options of `oxir compile`.
-pub struct SpirvArgs {
-    pub target_env: Option<String>,
-    pub opt_level: Option<String>,
-}
-
-/// `oxir compile INPUT --target spirv|spirv-asm [-O0|-O] [--target-env ENV] [-o OUT]`.
-fn compile_spirv(
-    input: &Path,
-    entry: Option<String>,
-    stage: Option<&str>,
-    target: &str,
-    output: Option<&Path>,
-    args: SpirvArgs,
-) -> Result<(), Failure> {
-    let target_env = match args.target_env.as_deref() {
-        None => oxir_spirv::TargetEnv::default(),
-        Some(name) => oxir_spirv::TargetEnv::from_name(name).ok_or_else(|| {
-            Failure::Usage(format!(
-                "unknown target environment `{name}`; expected vulkan1.0, vulkan1.1, vulkan1.2 or vulkan1.3"
-            ))
-        })?,
-    };
-    if let Some(level) = args.opt_level.as_deref() {
-        if !matches!(level, "0" | "1") {
-            return Err(Failure::Usage(format!(
-                "unknown optimisation level -O{level}; expected -O0 or -O"
-            )));
-        }
-    }
-    let module = load(input, entry, stage)?;
-    let options = oxir_spirv::Options { target_env };
-    let words = oxir_spirv::compile(&module, &options).map_err(|e| {
-        eprintln!("error: {}: {e}", input.display());
-        Failure::Rejected
-    })?;
-    let bytes = if target == "spirv" {
-        oxir_spirv::to_bytes(&words)
-    } else {
-        let text = oxir_spirv::disassemble(&words).map_err(|e| {
-            eprintln!("error: {}: disassembly failed: {e}", input.display());
-            Failure::Rejected
-        })?;
-        format!("{text}\n").into_bytes()
-    };
-    match output {
-        Some(path) => std::fs::write(path, bytes)
-            .map_err(|e| Failure::Usage(format!("cannot write {}: {e}", path.display()))),
-        None if target == "spirv" => Err(Failure::Usage(
+        None if target == Target::Spirv => Err(Failure::Usage(
             "--target spirv writes a binary: give -o OUT.spv".into(),
         )),
         None => {
@@ -202,81 +206,30 @@ fn compile_spirv(
     }
 }
 
-/// Reads INPUT as `oxir compile` does (shader through naga, or `.oxir`) and verifies it.
+/// Reads INPUT as `oxir compile` does (shader through naga, or `.oxir`) and verifies it:
+/// [`oxir_driver::load`].
 pub(crate) fn load(
     input: &Path,
     entry: Option<String>,
-    stage: Option<&str>,
+    stage: Option<StageArg>,
 ) -> Result<Module, Failure> {
-    let kind = input_kind(input, stage)?;
-    let module = match kind {
-        InputKind::Oxir => {
-            if entry.is_some() {
-                return Err(Failure::Usage(
-                    "--entry applies to shader input, not .oxir".into(),
-                ));
-            }
-            compile_oxir(input)?
-        }
-        kind => {
-            let loaded = Loaded::read(input, kind)?;
-            let source = loaded.source();
-            let name = input.display().to_string();
-            let shader = source.parse(&name).map_err(|e| {
-                report(input, source, &CompileError::Frontend(e));
-                Failure::Rejected
-            })?;
-            let options = LowerOptions { entry_point: entry };
-            match oxir_naga::lower_with_options(&shader.module, &shader.info, &options) {
-                Ok(module) => module,
-                // A wrong `--entry` is a usage error.
-                Err(e @ LowerError::NoSuchEntryPoint { .. }) => {
-                    return Err(Failure::Usage(format!("{name}: {e}")))
-                }
-                Err(e) => {
-                    report(
-                        input,
-                        source,
-                        &CompileError::Lower(e.located(source.text())),
-                    );
-                    return Err(Failure::Rejected);
-                }
-            }
-        }
+    let loaded = read_input(input, stage, entry.is_some())?;
+    let options = CompileOptions {
+        entry_point: entry,
+        ..CompileOptions::default()
     };
-    let report = verify_module(&module, &oxir_naga::verifier_options());
-    if !report.succeeded() {
-        report_verifier_errors(input, &module, &report);
-        return Err(Failure::Rejected);
-    }
-    Ok(module)
-}
-
-fn compile_oxir(path: &Path) -> Result<Module, Failure> {
-    let text = read_text(path)?;
-    oxir_ir::parser::parse_module(&text).map_err(|error| {
-        report_parse_error(path, &text, &error);
-        Failure::Rejected
-    })
+    oxir_driver::load(loaded.input(), &options).map_err(|e| report(input, &loaded.text, &e))
 }
 
 /// `oxir reflect INPUT [--stage S]`: the interface as JSON on standard output.
-pub fn reflect(input: &Path, stage: Option<&str>) -> Result<(), Failure> {
+pub fn reflect(input: &Path, stage: Option<StageArg>) -> Result<(), Failure> {
     let kind = input_kind(input, stage)?;
     if let InputKind::Oxir = kind {
-        return Err(Failure::Usage(
-            "reflect reads shaders (.wgsl, .vert, .frag, .comp, .spv), not .oxir".into(),
-        ));
+        return Err(report(input, "", &Error::NotAShader));
     }
     let loaded = Loaded::read(input, kind)?;
-    let source = loaded.source();
-    let shader = source.parse(&input.display().to_string()).map_err(|e| {
-        report(input, source, &CompileError::Frontend(e));
-        Failure::Rejected
-    })?;
-    print!(
-        "{}",
-        oxir_naga::reflect(&shader.module, &shader.info).to_json()
-    );
+    let reflection =
+        oxir_driver::reflect(loaded.input()).map_err(|e| report(input, &loaded.text, &e))?;
+    print!("{}", reflection.to_json());
     Ok(())
 }

@@ -225,9 +225,13 @@ fn naga_spirv(file: &Path, text: &str, entry: &str) -> Result<(Vec<u32>, bool), 
     }
 }
 
-/// Words where naga's SPIR-V differs from WGSL by design: (kernel, binding, first word,
-/// every n-th word after it, why). Not compared; the test prints them.
-const NAGA_DIFFERS: &[(&str, (u32, u32), usize, usize, &str)] = &[(
+/// A run of words not compared: (kernel, binding, first word, every n-th word after it,
+/// why).
+type SkippedWords = (&'static str, (u32, u32), usize, usize, &'static str);
+
+/// Words where naga's SPIR-V differs from WGSL by design. Not compared; the test prints
+/// them.
+const NAGA_DIFFERS: &[SkippedWords] = &[(
     "expressions.wgsl:main",
     (0, 2),
     2,

@@ -16,14 +16,17 @@ use naga::valid::ModuleInfo;
 use naga::{AddressSpace, Binding, ImageClass, ShaderStage, TypeInner};
 use oxir_ir::data_layout::{layout_of, runtime_array_tail};
 use oxir_ir::TypeData;
-use std::fmt::Write;
+use serde::Serialize;
+use serde_json::ser::{CharEscape, Formatter};
+use std::io;
 
 /// One stage input or output.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct InterfaceVariable {
     /// The argument or struct member name (empty when naga has none).
     pub name: String,
     /// oxir text-form type.
+    #[serde(rename = "type")]
     pub ty: String,
     /// `location(N)` or the built-in's name.
     pub location: Option<u32>,
@@ -34,7 +37,7 @@ pub struct InterfaceVariable {
 }
 
 /// One entry point.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct EntryPointInfo {
     pub name: String,
     /// `vertex`, `fragment`, `compute`, or naga's name of another stage.
@@ -46,9 +49,10 @@ pub struct EntryPointInfo {
 }
 
 /// One member of a struct-typed buffer, placed by the binding's rules.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct MemberInfo {
     pub name: String,
+    #[serde(rename = "type")]
     pub ty: String,
     pub offset: u32,
     /// Size of the member (zero elements for a runtime-sized array).
@@ -56,7 +60,7 @@ pub struct MemberInfo {
 }
 
 /// One resource binding (or the push-constant block).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct ResourceInfo {
     pub name: String,
     /// `None` for push constants.
@@ -71,6 +75,7 @@ pub struct ResourceInfo {
     /// `read`, `write` or `read_write` for storage buffers and textures.
     pub access: Option<String>,
     /// oxir text-form type.
+    #[serde(rename = "type")]
     pub ty: String,
     /// `std430` or `std140` for buffers.
     pub layout: Option<String>,
@@ -79,16 +84,16 @@ pub struct ResourceInfo {
     pub array_stride: Option<u32>,
     /// Element type of a trailing runtime-sized array.
     pub element_type: Option<String>,
-    /// Members of a struct-typed buffer.
-    pub members: Vec<MemberInfo>,
     /// Entry points that use the resource.
     pub used_by: Vec<String>,
     /// Why oxir cannot lower the resource's type, when it cannot.
     pub unsupported: Option<String>,
+    /// Members of a struct-typed buffer (last in the JSON, one per line).
+    pub members: Vec<MemberInfo>,
 }
 
 /// The interface of a module.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Reflection {
     pub entry_points: Vec<EntryPointInfo>,
     pub resources: Vec<ResourceInfo>,
@@ -353,157 +358,286 @@ fn variable(name: &str, ty: String, binding: &Binding, interpolated: bool) -> In
 
 // --- JSON ----------------------------------------------------------------------------------
 
-/// A JSON string literal.
-fn quote(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + 2);
-    out.push('"');
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
-
-/// Writes `"key": value` pairs of one JSON object on one line.
-struct Object {
-    text: String,
-}
-
-impl Object {
-    fn new() -> Self {
-        Object {
-            text: String::from("{"),
-        }
-    }
-
-    fn raw(mut self, key: &str, value: impl AsRef<str>) -> Self {
-        if self.text.len() > 1 {
-            self.text.push_str(", ");
-        }
-        let _ = write!(self.text, "{}: {}", quote(key), value.as_ref());
-        self
-    }
-
-    fn string(self, key: &str, value: &str) -> Self {
-        self.raw(key, quote(value))
-    }
-
-    fn optional(self, key: &str, value: Option<impl ToString>) -> Self {
-        match value {
-            Some(v) => self.raw(key, v.to_string()),
-            None => self.raw(key, "null"),
-        }
-    }
-
-    fn optional_string(self, key: &str, value: Option<&str>) -> Self {
-        match value {
-            Some(v) => self.string(key, v),
-            None => self.raw(key, "null"),
-        }
-    }
-
-    fn finish(mut self) -> String {
-        self.text.push('}');
-        self.text
-    }
-}
-
-/// `[a, b, ...]`, one item per line at `indent` when `multiline`.
-fn array(items: Vec<String>, indent: &str) -> String {
-    if items.is_empty() {
-        return "[]".into();
-    }
-    let inner: Vec<String> = items.iter().map(|i| format!("{indent}  {i}")).collect();
-    format!("[\n{}\n{indent}]", inner.join(",\n"))
-}
-
-impl InterfaceVariable {
-    fn to_json(&self) -> String {
-        Object::new()
-            .string("name", &self.name)
-            .string("type", &self.ty)
-            .optional("location", self.location)
-            .optional_string("builtin", self.builtin.as_deref())
-            .optional_string("interpolation", self.interpolation.as_deref())
-            .optional_string("sampling", self.sampling.as_deref())
-            .finish()
-    }
-}
-
 impl Reflection {
-    /// The reflection as JSON (keys in a fixed order, one entry point or resource per
-    /// block of lines).
+    /// The reflection as JSON, keys in the order of the struct fields: the top-level
+    /// object, each entry point and the arrays of objects one item per line (two spaces of
+    /// indentation per level); every other object and array on one line (see
+    /// [`ReflectionLayout`]). Ends in a newline.
     pub fn to_json(&self) -> String {
-        let entries: Vec<String> = self
-            .entry_points
-            .iter()
-            .map(|e| {
-                let size = e
-                    .workgroup_size
-                    .map(|[x, y, z]| format!("[{x}, {y}, {z}]"));
-                let inputs = array(e.inputs.iter().map(InterfaceVariable::to_json).collect(), "      ");
-                let outputs = array(e.outputs.iter().map(InterfaceVariable::to_json).collect(), "      ");
-                format!(
-                    "{{\n      \"name\": {},\n      \"stage\": {},\n      \"workgroup_size\": {},\n      \"inputs\": {},\n      \"outputs\": {}\n    }}",
-                    quote(&e.name),
-                    quote(&e.stage),
-                    size.unwrap_or_else(|| "null".into()),
-                    inputs,
-                    outputs
-                )
-            })
-            .collect();
-        let resources: Vec<String> = self
-            .resources
-            .iter()
-            .map(|r| {
-                let members: Vec<String> = r
-                    .members
-                    .iter()
-                    .map(|m| {
-                        Object::new()
-                            .string("name", &m.name)
-                            .string("type", &m.ty)
-                            .raw("offset", m.offset.to_string())
-                            .raw("size", m.size.to_string())
-                            .finish()
-                    })
-                    .collect();
-                let used_by: Vec<String> = r.used_by.iter().map(|n| quote(n)).collect();
-                let head = Object::new()
-                    .string("name", &r.name)
-                    .optional("group", r.group)
-                    .optional("binding", r.binding)
-                    .string("kind", &r.kind)
-                    .string("address_space", &r.address_space)
-                    .optional_string("access", r.access.as_deref())
-                    .string("type", &r.ty)
-                    .optional_string("layout", r.layout.as_deref())
-                    .optional("min_binding_size", r.min_binding_size)
-                    .optional("array_stride", r.array_stride)
-                    .optional_string("element_type", r.element_type.as_deref())
-                    .raw("used_by", format!("[{}]", used_by.join(", ")))
-                    .optional_string("unsupported", r.unsupported.as_deref())
-                    .finish();
-                // Members go on their own lines after the one-line head.
-                let head = head.trim_end_matches('}').to_string();
-                format!("{head}, \"members\": {}}}", array(members, "      "))
-            })
-            .collect();
-        format!(
-            "{{\n  \"entry_points\": {},\n  \"resources\": {}\n}}\n",
-            array(entries, "  "),
-            array(resources, "  ")
-        )
+        let mut out = Vec::new();
+        let mut serializer =
+            serde_json::Serializer::with_formatter(&mut out, ReflectionLayout::default());
+        self.serialize(&mut serializer)
+            .expect("serializing plain data to memory cannot fail");
+        let mut text = String::from_utf8(out).expect("serde_json writes UTF-8");
+        text.push('\n');
+        text
+    }
+}
+
+/// The arrays whose items go on their own lines (when there are any): those of objects.
+const ARRAYS_ONE_ITEM_PER_LINE: [&str; 5] =
+    ["entry_points", "resources", "inputs", "outputs", "members"];
+
+/// The array whose objects are themselves laid out one member per line.
+const OBJECTS_ONE_MEMBER_PER_LINE: &str = "entry_points";
+
+/// One open object or array.
+struct Container {
+    /// Items on their own lines, indented by the nesting depth.
+    expanded: bool,
+    /// The items are objects laid out one member per line.
+    items_expanded: bool,
+    has_items: bool,
+}
+
+/// A serde_json formatter for the layout `oxir reflect` prints: `": "` after keys, `", "`
+/// between the items of a one-line object or array, `",\n"` and two spaces per nesting
+/// level between those of an expanded one. Which containers are expanded is decided by
+/// the key they are the value of ([`ARRAYS_ONE_ITEM_PER_LINE`],
+/// [`OBJECTS_ONE_MEMBER_PER_LINE`]); the top-level object always is. Strings are escaped
+/// as JSON requires, control characters other than `\n`, `\r` and `\t` as `\u00xx`.
+#[derive(Default)]
+struct ReflectionLayout {
+    open: Vec<Container>,
+    /// The key being written (between `begin_object_key` and `end_object_key`).
+    key: Option<String>,
+    /// The key of the value about to be written; `None` inside arrays.
+    value_key: Option<String>,
+}
+
+impl ReflectionLayout {
+    fn open_container<W: ?Sized + io::Write>(
+        &mut self,
+        writer: &mut W,
+        bracket: &[u8],
+        expanded: bool,
+    ) -> io::Result<()> {
+        let key = self.value_key.take();
+        self.open.push(Container {
+            expanded,
+            items_expanded: key.as_deref() == Some(OBJECTS_ONE_MEMBER_PER_LINE),
+            has_items: false,
+        });
+        writer.write_all(bracket)
+    }
+
+    fn close_container<W: ?Sized + io::Write>(
+        &mut self,
+        writer: &mut W,
+        bracket: &[u8],
+    ) -> io::Result<()> {
+        let container = self.open.pop().expect("a container is open");
+        if container.expanded && container.has_items {
+            writer.write_all(b"\n")?;
+            self.indent(writer)?;
+        }
+        writer.write_all(bracket)
+    }
+
+    /// The separator before an item of the innermost container.
+    fn separate<W: ?Sized + io::Write>(&mut self, writer: &mut W, first: bool) -> io::Result<()> {
+        let container = self.open.last_mut().expect("a container is open");
+        container.has_items = true;
+        match (container.expanded, first) {
+            (true, true) => writer.write_all(b"\n")?,
+            (true, false) => writer.write_all(b",\n")?,
+            (false, true) => {}
+            (false, false) => writer.write_all(b", ")?,
+        }
+        if container.expanded {
+            self.indent(writer)?;
+        }
+        Ok(())
+    }
+
+    fn indent<W: ?Sized + io::Write>(&self, writer: &mut W) -> io::Result<()> {
+        for _ in 0..self.open.len() {
+            writer.write_all(b"  ")?;
+        }
+        Ok(())
+    }
+}
+
+impl Formatter for ReflectionLayout {
+    fn begin_array<W: ?Sized + io::Write>(&mut self, writer: &mut W) -> io::Result<()> {
+        let expanded = self
+            .value_key
+            .as_deref()
+            .is_some_and(|key| ARRAYS_ONE_ITEM_PER_LINE.contains(&key));
+        self.open_container(writer, b"[", expanded)
+    }
+
+    fn end_array<W: ?Sized + io::Write>(&mut self, writer: &mut W) -> io::Result<()> {
+        self.close_container(writer, b"]")
+    }
+
+    fn begin_array_value<W: ?Sized + io::Write>(
+        &mut self,
+        writer: &mut W,
+        first: bool,
+    ) -> io::Result<()> {
+        self.value_key = None;
+        self.separate(writer, first)
+    }
+
+    fn end_array_value<W: ?Sized + io::Write>(&mut self, _writer: &mut W) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn begin_object<W: ?Sized + io::Write>(&mut self, writer: &mut W) -> io::Result<()> {
+        let expanded = match self.open.last() {
+            None => true,
+            Some(parent) => parent.items_expanded,
+        };
+        self.open_container(writer, b"{", expanded)
+    }
+
+    fn end_object<W: ?Sized + io::Write>(&mut self, writer: &mut W) -> io::Result<()> {
+        self.close_container(writer, b"}")
+    }
+
+    fn begin_object_key<W: ?Sized + io::Write>(
+        &mut self,
+        writer: &mut W,
+        first: bool,
+    ) -> io::Result<()> {
+        self.key = Some(String::new());
+        self.separate(writer, first)
+    }
+
+    fn end_object_key<W: ?Sized + io::Write>(&mut self, _writer: &mut W) -> io::Result<()> {
+        self.value_key = self.key.take();
+        Ok(())
+    }
+
+    fn begin_object_value<W: ?Sized + io::Write>(&mut self, writer: &mut W) -> io::Result<()> {
+        writer.write_all(b": ")
+    }
+
+    fn end_object_value<W: ?Sized + io::Write>(&mut self, _writer: &mut W) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn write_string_fragment<W: ?Sized + io::Write>(
+        &mut self,
+        writer: &mut W,
+        fragment: &str,
+    ) -> io::Result<()> {
+        if let Some(key) = &mut self.key {
+            key.push_str(fragment);
+        }
+        writer.write_all(fragment.as_bytes())
+    }
+
+    fn write_char_escape<W: ?Sized + io::Write>(
+        &mut self,
+        writer: &mut W,
+        escape: CharEscape,
+    ) -> io::Result<()> {
+        let control = |byte: u8| format!("\\u{byte:04x}");
+        let text = match escape {
+            CharEscape::Quote => "\\\"".to_string(),
+            CharEscape::ReverseSolidus => "\\\\".to_string(),
+            CharEscape::Solidus => "/".to_string(),
+            CharEscape::LineFeed => "\\n".to_string(),
+            CharEscape::CarriageReturn => "\\r".to_string(),
+            CharEscape::Tab => "\\t".to_string(),
+            CharEscape::Backspace => control(0x08),
+            CharEscape::FormFeed => control(0x0c),
+            CharEscape::AsciiControl(byte) => control(byte),
+        };
+        writer.write_all(text.as_bytes())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn variable(name: &str) -> InterfaceVariable {
+        InterfaceVariable {
+            name: name.into(),
+            ty: "vec4<f32>".into(),
+            location: Some(0),
+            builtin: None,
+            interpolation: Some("perspective".into()),
+            sampling: None,
+        }
+    }
+
+    /// The layout, written out by hand: expanded top level, entry points and arrays of
+    /// objects; one-line variables, members, resources, `workgroup_size` and `used_by`.
+    #[test]
+    fn json_layout_and_escapes() {
+        let reflection = Reflection {
+            entry_points: vec![EntryPointInfo {
+                name: "main".into(),
+                stage: "fragment".into(),
+                workgroup_size: None,
+                inputs: vec![variable("a\"b\\c\n\u{8}\u{c}\u{1f}\t/")],
+                outputs: Vec::new(),
+            }],
+            resources: vec![ResourceInfo {
+                name: "buf".into(),
+                group: Some(0),
+                binding: Some(1),
+                kind: "storage_buffer".into(),
+                address_space: "storage".into(),
+                access: Some("read".into()),
+                ty: "Data".into(),
+                layout: Some("std430".into()),
+                min_binding_size: Some(4),
+                array_stride: Some(4),
+                element_type: Some("u32".into()),
+                used_by: vec!["main".into(), "other".into()],
+                unsupported: None,
+                members: vec![MemberInfo {
+                    name: "xs".into(),
+                    ty: "array<u32>".into(),
+                    offset: 0,
+                    size: 0,
+                }],
+            }],
+        };
+        let want = r#"{
+  "entry_points": [
+    {
+      "name": "main",
+      "stage": "fragment",
+      "workgroup_size": null,
+      "inputs": [
+        {"name": "a\"b\\c\n\u0008\u000c\u001f\t/", "type": "vec4<f32>", "location": 0, "builtin": null, "interpolation": "perspective", "sampling": null}
+      ],
+      "outputs": []
+    }
+  ],
+  "resources": [
+    {"name": "buf", "group": 0, "binding": 1, "kind": "storage_buffer", "address_space": "storage", "access": "read", "type": "Data", "layout": "std430", "min_binding_size": 4, "array_stride": 4, "element_type": "u32", "used_by": ["main", "other"], "unsupported": null, "members": [
+        {"name": "xs", "type": "array<u32>", "offset": 0, "size": 0}
+      ]}
+  ]
+}
+"#;
+        assert_eq!(reflection.to_json(), want);
+        let compute = EntryPointInfo {
+            name: "k".into(),
+            stage: "compute".into(),
+            workgroup_size: Some([64, 1, 1]),
+            inputs: Vec::new(),
+            outputs: Vec::new(),
+        };
+        let empty = Reflection {
+            entry_points: vec![compute],
+            resources: Vec::new(),
+        };
+        assert!(
+            empty
+                .to_json()
+                .contains("\"workgroup_size\": [64, 1, 1],\n      \"inputs\": [],"),
+            "{}",
+            empty.to_json()
+        );
+        assert!(empty.to_json().ends_with("  ],\n  \"resources\": []\n}\n"));
     }
 }

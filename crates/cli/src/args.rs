@@ -1,0 +1,124 @@
+//! The closed sets of values the command line takes, as clap `ValueEnum`s: clap rejects any
+//! other value with the list of possible ones (a usage error, exit 2), and each maps to the
+//! library type it stands for.
+
+use clap::ValueEnum;
+
+/// `oxir compile --target`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum TargetArg {
+    /// The oxir module as text.
+    Oxir,
+    /// A SPIR-V binary (compute, vertex and fragment entry points).
+    Spirv,
+    /// The SPIR-V binary's disassembly.
+    SpirvAsm,
+}
+
+impl From<TargetArg> for oxir_driver::Target {
+    fn from(target: TargetArg) -> Self {
+        match target {
+            TargetArg::Oxir => oxir_driver::Target::Oxir,
+            TargetArg::Spirv => oxir_driver::Target::Spirv,
+            TargetArg::SpirvAsm => oxir_driver::Target::SpirvAsm,
+        }
+    }
+}
+
+/// `--target-env`: the Vulkan version the SPIR-V is for.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum TargetEnvArg {
+    #[value(name = "vulkan1.0")]
+    Vulkan1_0,
+    #[value(name = "vulkan1.1")]
+    Vulkan1_1,
+    #[value(name = "vulkan1.2")]
+    Vulkan1_2,
+    #[value(name = "vulkan1.3")]
+    Vulkan1_3,
+}
+
+impl From<TargetEnvArg> for oxir_driver::TargetEnv {
+    fn from(env: TargetEnvArg) -> Self {
+        match env {
+            TargetEnvArg::Vulkan1_0 => oxir_driver::TargetEnv::Vulkan1_0,
+            TargetEnvArg::Vulkan1_1 => oxir_driver::TargetEnv::Vulkan1_1,
+            TargetEnvArg::Vulkan1_2 => oxir_driver::TargetEnv::Vulkan1_2,
+            TargetEnvArg::Vulkan1_3 => oxir_driver::TargetEnv::Vulkan1_3,
+        }
+    }
+}
+
+/// `oxir compile -O`: `-O0`, or `-O` / `-O1`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum OptLevelArg {
+    #[value(name = "0")]
+    O0,
+    #[value(name = "1")]
+    O1,
+}
+
+impl From<OptLevelArg> for oxir_driver::OptLevel {
+    fn from(level: OptLevelArg) -> Self {
+        match level {
+            OptLevelArg::O0 => oxir_driver::OptLevel::O0,
+            OptLevelArg::O1 => oxir_driver::OptLevel::O1,
+        }
+    }
+}
+
+/// `oxir run -O`: `-O0`, or `-O` / `-O1` (`-O2` and `-O3` mean `-O1` for the interpreter;
+/// the Vulkan engine refuses them).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum RunOptLevelArg {
+    #[value(name = "0")]
+    O0,
+    #[value(name = "1")]
+    O1,
+    #[value(name = "2")]
+    O2,
+    #[value(name = "3")]
+    O3,
+}
+
+impl RunOptLevelArg {
+    /// How `-O` was spelled (for messages).
+    pub fn spelling(self) -> &'static str {
+        match self {
+            RunOptLevelArg::O0 => "0",
+            RunOptLevelArg::O1 => "1",
+            RunOptLevelArg::O2 => "2",
+            RunOptLevelArg::O3 => "3",
+        }
+    }
+}
+
+/// `--stage`: the stage of a GLSL input.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum StageArg {
+    #[value(alias = "vert")]
+    Vertex,
+    #[value(alias = "frag")]
+    Fragment,
+    #[value(alias = "comp")]
+    Compute,
+}
+
+impl From<StageArg> for oxir_driver::GlslStage {
+    fn from(stage: StageArg) -> Self {
+        match stage {
+            StageArg::Vertex => oxir_driver::GlslStage::Vertex,
+            StageArg::Fragment => oxir_driver::GlslStage::Fragment,
+            StageArg::Compute => oxir_driver::GlslStage::Compute,
+        }
+    }
+}
+
+/// `oxir run --engine`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum EngineArg {
+    /// The reference interpreter.
+    Interp,
+    /// oxir's SPIR-V on a Vulkan device.
+    Vulkan,
+}

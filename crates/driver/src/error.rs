@@ -1,0 +1,97 @@
+//! The one error type of the driver: every way [`crate::compile`] can fail, one variant
+//! per layer, each wrapping that layer's own error with its message unchanged.
+//!
+//! | Layer | Variants |
+//! |---|---|
+//! | front-end (naga, lowering, oxir text parser) | [`Error::Frontend`], [`Error::Lower`], [`Error::NoSuchEntryPoint`], [`Error::OxirParse`] |
+//! | the request itself | [`Error::EntryFilterOnModule`], [`Error::NotAShader`] |
+//! | verifier | [`Error::Verification`] |
+//! | the target's pass pipeline | [`Error::PassRefused`] |
+//! | back-end | [`Error::Unsupported`], [`Error::BackendInternal`], [`Error::Disassembly`] |
+//!
+//! `Display` is the layer's own message, without the input's name: the caller (the `oxir`
+//! command, say) puts the name in front. [`Error::Frontend`] and [`Error::Lower`] also
+//! carry the full diagnostic with the source snippet ([`Error::rendered`]).
+
+use oxir_ir::parser::ParseError;
+use oxir_ir::verifier::VerifierReport;
+use oxir_naga::{FrontendError, LowerError};
+use oxir_passes::pipeline::PipelineError;
+
+/// Why a compilation failed.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// naga rejected the shader (parse or validation error). Carries the line and column
+    /// when naga gave one; displays as naga's diagnostic, with the file name and snippet.
+    #[error(transparent)]
+    Frontend(FrontendError),
+    /// naga accepted the shader but oxir cannot lower it: an unsupported feature
+    /// (`unsupported: FEATURE at LINE:COLUMN`) or a lowering bug (`internal error: ...`).
+    /// `error` is located against the source; `rendered` is the full diagnostic
+    /// (`NAME:LINE:COLUMN: error: ...` and the snippet).
+    #[error("{error}")]
+    Lower { error: LowerError, rendered: String },
+    /// The entry-point filter names no entry point of the shader (a [`LowerError`] of kind
+    /// `NoSuchEntryPoint`, listing the entry points there are).
+    #[error("{0}")]
+    NoSuchEntryPoint(LowerError),
+    /// oxir text that does not parse: `LINE:COLUMN: message`.
+    #[error("{0}")]
+    OxirParse(ParseError),
+    /// An entry-point filter was given for oxir text or a built module; it applies to
+    /// shader input only.
+    #[error("the entry-point filter applies to shader input, not to an oxir module")]
+    EntryFilterOnModule,
+    /// Reflection was asked of oxir text or a built module; it reads shaders only.
+    #[error("reflection reads shaders (WGSL, GLSL, SPIR-V), not oxir modules")]
+    NotAShader,
+    /// The module fails the verifier (with `oxir_naga::verifier_options()`): every
+    /// error, one per line.
+    #[error("{0}")]
+    Verification(VerifierReport),
+    /// A pass of the target's pipeline refused its input or failed: `pass NAME: message`.
+    #[error("pass {0}")]
+    PassRefused(PipelineError),
+    /// The back-end's preflight or writer refused the module: it uses something the target
+    /// cannot express (`unsupported: ...`).
+    #[error("unsupported: {0}")]
+    Unsupported(String),
+    /// The back-end was handed a module its writer does not accept after the pipeline ran:
+    /// a bug in oxir, not in the input.
+    #[error(transparent)]
+    BackendInternal(oxir_spirv::Error),
+    /// The SPIR-V just written could not be disassembled (a bug in oxir).
+    #[error("disassembly failed: {0}")]
+    Disassembly(String),
+}
+
+impl Error {
+    /// The full diagnostic of a shader rejection, with the input's name and a source
+    /// snippet where there is one; `None` for the other variants (their `Display` is the
+    /// whole message).
+    pub fn rendered(&self) -> Option<&str> {
+        match self {
+            Error::Frontend(error) => Some(&error.rendered),
+            Error::Lower { rendered, .. } => Some(rendered),
+            Error::NoSuchEntryPoint(_)
+            | Error::OxirParse(_)
+            | Error::EntryFilterOnModule
+            | Error::NotAShader
+            | Error::Verification(_)
+            | Error::PassRefused(_)
+            | Error::Unsupported(_)
+            | Error::BackendInternal(_)
+            | Error::Disassembly(_) => None,
+        }
+    }
+
+    /// Maps the SPIR-V back-end's error to the layer it comes from.
+    pub(crate) fn from_spirv(error: oxir_spirv::Error) -> Self {
+        match error {
+            oxir_spirv::Error::Unsupported(what) => Error::Unsupported(what),
+            oxir_spirv::Error::Invalid(_) | oxir_spirv::Error::Pipeline(_) => {
+                Error::BackendInternal(error)
+            }
+        }
+    }
+}

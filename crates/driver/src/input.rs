@@ -1,0 +1,108 @@
+//! What the driver reads: a named source in one of oxir's input languages, or a module
+//! already built in memory.
+//!
+//! The name is used in diagnostics only (naga's snippets and the lowering's
+//! `NAME:LINE:COLUMN` lines); nothing is read from disk.
+
+use oxir_ir::Module;
+use oxir_naga::GlslStage;
+use std::borrow::Cow;
+
+/// A named input of [`crate::compile`].
+#[derive(Clone, Debug)]
+pub struct Input<'a> {
+    /// How diagnostics name the input (a file name, typically).
+    pub name: &'a str,
+    pub source: Source<'a>,
+}
+
+/// An input with its language.
+#[derive(Clone, Debug)]
+pub enum Source<'a> {
+    /// WGSL text.
+    Wgsl(&'a str),
+    /// GLSL text of one stage.
+    Glsl(&'a str, GlslStage),
+    /// A SPIR-V binary (the `.spv` file's bytes, little-endian words).
+    SpirvBytes(&'a [u8]),
+    /// A SPIR-V binary as words.
+    SpirvWords(&'a [u32]),
+    /// oxir text (the format `oxir_ir::printer` writes).
+    OxirText(&'a str),
+    /// A module already built (by `oxir_ir::builder`, say); used as it is, never modified.
+    Module(&'a Module),
+}
+
+impl<'a> Input<'a> {
+    pub fn wgsl(name: &'a str, text: &'a str) -> Self {
+        Input {
+            name,
+            source: Source::Wgsl(text),
+        }
+    }
+
+    pub fn glsl(name: &'a str, text: &'a str, stage: GlslStage) -> Self {
+        Input {
+            name,
+            source: Source::Glsl(text, stage),
+        }
+    }
+
+    pub fn spirv_bytes(name: &'a str, bytes: &'a [u8]) -> Self {
+        Input {
+            name,
+            source: Source::SpirvBytes(bytes),
+        }
+    }
+
+    pub fn spirv_words(name: &'a str, words: &'a [u32]) -> Self {
+        Input {
+            name,
+            source: Source::SpirvWords(words),
+        }
+    }
+
+    pub fn oxir_text(name: &'a str, text: &'a str) -> Self {
+        Input {
+            name,
+            source: Source::OxirText(text),
+        }
+    }
+
+    /// A built module, named `module` in diagnostics.
+    pub fn module(module: &'a Module) -> Self {
+        Input {
+            name: "module",
+            source: Source::Module(module),
+        }
+    }
+}
+
+/// A shader for naga, with the bytes of a SPIR-V input made contiguous.
+pub(crate) enum Shader<'a> {
+    Text(&'a str, Option<GlslStage>),
+    Binary(Cow<'a, [u8]>),
+}
+
+impl<'a> Shader<'a> {
+    /// The shader of `source`; `None` for oxir text and modules.
+    pub(crate) fn of(source: &Source<'a>) -> Option<Self> {
+        match *source {
+            Source::Wgsl(text) => Some(Shader::Text(text, None)),
+            Source::Glsl(text, stage) => Some(Shader::Text(text, Some(stage))),
+            Source::SpirvBytes(bytes) => Some(Shader::Binary(Cow::Borrowed(bytes))),
+            Source::SpirvWords(words) => Some(Shader::Binary(Cow::Owned(
+                words.iter().flat_map(|w| w.to_le_bytes()).collect(),
+            ))),
+            Source::OxirText(_) | Source::Module(_) => None,
+        }
+    }
+
+    pub(crate) fn naga_source(&self) -> oxir_naga::ShaderSource<'_> {
+        match self {
+            Shader::Text(text, None) => oxir_naga::ShaderSource::Wgsl(text),
+            Shader::Text(text, Some(stage)) => oxir_naga::ShaderSource::Glsl(text, *stage),
+            Shader::Binary(bytes) => oxir_naga::ShaderSource::SpirV(bytes),
+        }
+    }
+}

@@ -1,0 +1,248 @@
+//! # oxir-driver — source in, artifact out
+//!
+//! [`compile`] is everything `oxir compile` does, as a library call: the `oxir` command is
+//! a thin shell that reads files, calls it and prints the [`Artifact`]'s bytes, so an
+//! embedder gets exactly what the command prints for the same input and options.
+//!
+//! ```
+//! use oxir_driver::{compile, CompileOptions, Input, Target};
+//!
+//! let wgsl = "
+//!     @group(0) @binding(0) var<storage, read_write> data: array<f32>;
+//!     @compute @workgroup_size(64)
+//!     fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+//!         if id.x < arrayLength(&data) { data[id.x] = 2.0 * data[id.x]; }
+//!     }";
+//! let options = CompileOptions::default();
+//! let spirv = compile(Input::wgsl("double.wgsl", wgsl), Target::Spirv, &options).unwrap();
+//! assert_eq!(spirv.as_words().unwrap()[0], 0x0723_0203); // the SPIR-V magic number
+//! let text = compile(Input::wgsl("double.wgsl", wgsl), Target::Oxir, &options).unwrap();
+//! assert!(text.as_text().unwrap().contains("kernel @main"));
+//! ```
+//!
+//! ## The pipeline
+//!
+//! 1. **Front-end** ([`load`]): WGSL, GLSL and SPIR-V are parsed and validated by naga and
+//!    lowered by `oxir-naga` (only the entry point of [`CompileOptions::entry_point`] and
+//!    what it calls, when given); oxir text is parsed by `oxir_ir::parser`; a built module
+//!    is taken as it is.
+//! 2. **Verifier**: every module, whatever its source, must pass
+//!    `oxir_ir::verifier::verify_module` with `oxir_naga::verifier_options()` (the
+//!    defaults plus unique merge blocks and canonical break/continue targets).
+//! 3. **The target's pass pipeline** ([`target_pipeline`]), chosen from the target and
+//!    the [`OptLevel`]: none for [`Target::Oxir`] (the text is the verified front-end
+//!    output); `oxir_spirv::pipeline()` for the SPIR-V targets. `-O1` adds no pass to
+//!    either yet: both levels give the same bytes.
+//! 4. **Preflight and emit**: `oxir_spirv::write_module` verifies that the pipeline's
+//!    output is what the writer takes, runs the preflight (which refuses, before anything
+//!    is written, whatever the target environment cannot express) and writes the words.
+//! 5. **Artifact**: oxir text, SPIR-V words, or their disassembly.
+//!
+//! Every failure is one [`Error`] whose variant names the layer.
+//!
+//! Invariants: the same input and options give the same bytes; the input is never
+//! modified (a built module is cloned before any pass runs).
+
+mod error;
+mod input;
+
+pub use error::Error;
+pub use input::{Input, Source};
+pub use oxir_naga::reflect::Reflection;
+pub use oxir_naga::GlslStage;
+pub use oxir_spirv::TargetEnv;
+
+use input::Shader;
+use oxir_ir::printer::{print_module, View};
+use oxir_ir::Module;
+use oxir_naga::{LowerError, LowerOptions};
+use oxir_passes::PassPipeline;
+use std::borrow::Cow;
+
+/// What to produce.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Target {
+    /// The oxir module as text.
+    Oxir,
+    /// A SPIR-V binary.
+    Spirv,
+    /// The SPIR-V binary's disassembly.
+    SpirvAsm,
+}
+
+/// How hard to optimise. Today both levels run the same pipeline (see [`target_pipeline`]).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum OptLevel {
+    #[default]
+    O0,
+    O1,
+}
+
+/// Options of [`compile`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CompileOptions {
+    /// Lower only this entry point (and what it calls); shader input only.
+    pub entry_point: Option<String>,
+    pub opt_level: OptLevel,
+    /// The SPIR-V target environment (SPIR-V targets only).
+    pub target_env: TargetEnv,
+    /// Print the oxir text in the structured view (blocks nested under the constructs that
+    /// own them) instead of layout order ([`Target::Oxir`] only).
+    pub structured: bool,
+}
+
+/// The result of [`compile`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Artifact {
+    /// oxir text ([`Target::Oxir`]).
+    Oxir(String),
+    /// SPIR-V words ([`Target::Spirv`]).
+    Spirv(Vec<u32>),
+    /// SPIR-V disassembly, ending in a newline ([`Target::SpirvAsm`]).
+    SpirvAsm(String),
+}
+
+impl Artifact {
+    /// The bytes `oxir compile` writes: the text, or the words little-endian (the `.spv`
+    /// file format).
+    pub fn to_bytes(&self) -> Vec<u8> {
+        match self {
+            Artifact::Oxir(text) | Artifact::SpirvAsm(text) => text.clone().into_bytes(),
+            Artifact::Spirv(words) => oxir_spirv::to_bytes(words),
+        }
+    }
+
+    /// The text of a textual artifact; `None` for SPIR-V words.
+    pub fn as_text(&self) -> Option<&str> {
+        match self {
+            Artifact::Oxir(text) | Artifact::SpirvAsm(text) => Some(text),
+            Artifact::Spirv(_) => None,
+        }
+    }
+
+    /// The words of a SPIR-V artifact; `None` for text.
+    pub fn as_words(&self) -> Option<&[u32]> {
+        match self {
+            Artifact::Spirv(words) => Some(words),
+            Artifact::Oxir(_) | Artifact::SpirvAsm(_) => None,
+        }
+    }
+}
+
+/// Compiles `input` for `target`: front-end, verifier, the target's pipeline, preflight,
+/// emit (see the crate docs).
+pub fn compile(
+    input: Input<'_>,
+    target: Target,
+    options: &CompileOptions,
+) -> Result<Artifact, Error> {
+    let module = load_verified(input, options)?;
+    match target {
+        Target::Oxir => {
+            let view = if options.structured {
+                View::Structured
+            } else {
+                View::Flat
+            };
+            Ok(Artifact::Oxir(print_module(&module, view)))
+        }
+        Target::Spirv => Ok(Artifact::Spirv(emit_spirv(module, target, options)?)),
+        Target::SpirvAsm => {
+            let words = emit_spirv(module, target, options)?;
+            let text = oxir_spirv::disassemble(&words).map_err(Error::Disassembly)?;
+            Ok(Artifact::SpirvAsm(format!("{text}\n")))
+        }
+    }
+}
+
+/// The front half of [`compile`]: the front-end and the verifier. The module returned is
+/// what [`Target::Oxir`] prints.
+pub fn load(input: Input<'_>, options: &CompileOptions) -> Result<Module, Error> {
+    load_verified(input, options).map(Cow::into_owned)
+}
+
+/// The interface of a shader (entry points, stage inputs and outputs, resource bindings
+/// with their sizes), from naga's validated module; nothing is lowered.
+pub fn reflect(input: Input<'_>) -> Result<Reflection, Error> {
+    let shader = Shader::of(&input.source).ok_or(Error::NotAShader)?;
+    let validated = shader
+        .naga_source()
+        .parse(input.name)
+        .map_err(Error::Frontend)?;
+    Ok(oxir_naga::reflect(&validated.module, &validated.info))
+}
+
+/// The pass pipeline `target` runs at `level`, or `None` when it runs none. `O1` adds
+/// nothing to `O0` yet.
+pub fn target_pipeline(target: Target, level: OptLevel) -> Option<PassPipeline> {
+    match (target, level) {
+        (Target::Oxir, OptLevel::O0 | OptLevel::O1) => None,
+        (Target::Spirv | Target::SpirvAsm, OptLevel::O0 | OptLevel::O1) => {
+            Some(oxir_spirv::pipeline())
+        }
+    }
+}
+
+fn load_verified<'a>(input: Input<'a>, options: &CompileOptions) -> Result<Cow<'a, Module>, Error> {
+    let module = match input.source {
+        Source::OxirText(_) | Source::Module(_) if options.entry_point.is_some() => {
+            return Err(Error::EntryFilterOnModule)
+        }
+        Source::OxirText(text) => {
+            Cow::Owned(oxir_ir::parser::parse_module(text).map_err(Error::OxirParse)?)
+        }
+        Source::Module(module) => Cow::Borrowed(module),
+        Source::Wgsl(_) | Source::Glsl(..) | Source::SpirvBytes(_) | Source::SpirvWords(_) => {
+            let shader = Shader::of(&input.source).expect("a shader source");
+            Cow::Owned(lower_shader(input.name, &shader, options)?)
+        }
+    };
+    let report = oxir_ir::verifier::verify_module(&module, &oxir_naga::verifier_options());
+    if !report.succeeded() {
+        return Err(Error::Verification(report));
+    }
+    Ok(module)
+}
+
+/// naga's parse and validation, then the lowering to oxir.
+fn lower_shader(
+    name: &str,
+    shader: &Shader<'_>,
+    options: &CompileOptions,
+) -> Result<Module, Error> {
+    let source = shader.naga_source();
+    let validated = source.parse(name).map_err(Error::Frontend)?;
+    let lower_options = LowerOptions {
+        entry_point: options.entry_point.clone(),
+    };
+    oxir_naga::lower_with_options(&validated.module, &validated.info, &lower_options).map_err(
+        |error| match error {
+            LowerError::NoSuchEntryPoint { .. } => Error::NoSuchEntryPoint(error),
+            LowerError::Unsupported { .. } | LowerError::Internal { .. } => {
+                let error = error.located(source.text());
+                Error::Lower {
+                    rendered: error.render(name, source.text()),
+                    error,
+                }
+            }
+        },
+    )
+}
+
+/// The target's pipeline, then the back-end's preflight and writer.
+fn emit_spirv(
+    module: Cow<'_, Module>,
+    target: Target,
+    options: &CompileOptions,
+) -> Result<Vec<u32>, Error> {
+    let mut module = module.into_owned();
+    if let Some(pipeline) = target_pipeline(target, options.opt_level) {
+        if let Some(error) = pipeline.run(&mut module).error {
+            return Err(Error::PassRefused(error));
+        }
+    }
+    let spirv_options = oxir_spirv::Options {
+        target_env: options.target_env,
+    };
+    oxir_spirv::write_module(&module, &spirv_options).map_err(Error::from_spirv)
+}

@@ -1,0 +1,218 @@
+//! The driver against its layers: each target's artifact equals what the layers give when
+//! composed by hand, every input form of one shader gives the same artifact, and each
+//! layer's failure comes back as its own [`Error`] variant. (That the `oxir` command prints
+//! exactly the artifact is checked by `crates/cli/tests/driver_api.rs`.)
+
+use oxir_driver::{
+    compile, load, reflect, target_pipeline, Artifact, CompileOptions, Error, GlslStage, Input,
+    OptLevel, Target, TargetEnv,
+};
+use oxir_ir::printer::{print_module, View};
+use oxir_test_support::repo_root;
+
+fn read(relative: &str) -> String {
+    std::fs::read_to_string(repo_root().join(relative)).unwrap()
+}
+
+const HISTOGRAM: &str = "tests/shaders/histogram.wgsl";
+
+/// The lowered module of a WGSL file, through `oxir-naga` directly.
+fn lowered(text: &str) -> oxir_ir::Module {
+    let shader = oxir_naga::parse_wgsl(text, "x.wgsl").unwrap();
+    oxir_naga::lower(&shader.module, &shader.info).unwrap()
+}
+
+#[test]
+fn each_target_equals_the_layers_composed_by_hand() {
+    let text = read(HISTOGRAM);
+    let module = lowered(&text);
+    for env in TargetEnv::ALL {
+        let options = CompileOptions {
+            target_env: env,
+            ..CompileOptions::default()
+        };
+        let words = oxir_spirv::compile(&module, &oxir_spirv::Options { target_env: env }).unwrap();
+        let spirv = compile(Input::wgsl(HISTOGRAM, &text), Target::Spirv, &options).unwrap();
+        assert_eq!(spirv, Artifact::Spirv(words.clone()), "{env:?}");
+        assert_eq!(spirv.to_bytes(), oxir_spirv::to_bytes(&words));
+        let asm = compile(Input::wgsl(HISTOGRAM, &text), Target::SpirvAsm, &options).unwrap();
+        let expected = format!("{}\n", oxir_spirv::disassemble(&words).unwrap());
+        assert_eq!(asm.as_text(), Some(expected.as_str()), "{env:?}");
+    }
+    for (structured, view) in [(false, View::Flat), (true, View::Structured)] {
+        let options = CompileOptions {
+            structured,
+            ..CompileOptions::default()
+        };
+        let oxir = compile(Input::wgsl(HISTOGRAM, &text), Target::Oxir, &options).unwrap();
+        assert_eq!(oxir, Artifact::Oxir(print_module(&module, view)));
+    }
+}
+
+#[test]
+fn o1_adds_no_pass_yet() {
+    let text = read(HISTOGRAM);
+    for target in [Target::Oxir, Target::Spirv, Target::SpirvAsm] {
+        let at = |opt_level| {
+            let options = CompileOptions {
+                opt_level,
+                ..CompileOptions::default()
+            };
+            compile(Input::wgsl(HISTOGRAM, &text), target, &options).unwrap()
+        };
+        assert_eq!(at(OptLevel::O0), at(OptLevel::O1), "{target:?}");
+        let names = |level| target_pipeline(target, level).map(|p| p.pass_names().join(","));
+        assert_eq!(names(OptLevel::O0), names(OptLevel::O1), "{target:?}");
+    }
+    assert!(target_pipeline(Target::Oxir, OptLevel::O1).is_none());
+}
+
+#[test]
+fn every_input_form_of_a_module_gives_the_same_artifact() {
+    let options = CompileOptions::default();
+    let clamp_scale = read("examples/clamp_scale.wgsl");
+    let words = compile(Input::wgsl("c.wgsl", &clamp_scale), Target::Spirv, &options).unwrap();
+    let bytes = words.to_bytes();
+    // SPIR-V in, as bytes and as words: the same module (naga reads both).
+    let from_bytes = compile(Input::spirv_bytes("h.spv", &bytes), Target::Oxir, &options).unwrap();
+    let from_words = compile(
+        Input::spirv_words("h.spv", words.as_words().unwrap()),
+        Target::Oxir,
+        &options,
+    )
+    .unwrap();
+    assert_eq!(from_bytes, from_words);
+    assert!(
+        from_bytes.as_text().unwrap().contains("kernel @main"),
+        "{from_bytes:?}"
+    );
+    let text = read(HISTOGRAM);
+    // A built module, and its text, give what the shader gives.
+    let module = load(Input::wgsl(HISTOGRAM, &text), &options).unwrap();
+    let printed = print_module(&module, View::Flat);
+    for target in [Target::Oxir, Target::Spirv] {
+        let want = compile(Input::wgsl(HISTOGRAM, &text), target, &options).unwrap();
+        assert_eq!(
+            compile(Input::module(&module), target, &options).unwrap(),
+            want
+        );
+        assert_eq!(
+            compile(Input::oxir_text("h.oxir", &printed), target, &options).unwrap(),
+            want
+        );
+    }
+    let glsl = read("tests/shaders/reduce.comp");
+    let input = Input::glsl("reduce.comp", &glsl, GlslStage::Compute);
+    let artifact = compile(input, Target::Oxir, &options).unwrap();
+    assert!(
+        artifact.as_text().unwrap().contains("kernel @main"),
+        "{artifact:?}"
+    );
+}
+
+fn compile_error(input: Input<'_>, target: Target, options: &CompileOptions) -> Error {
+    match compile(input, target, options) {
+        Ok(artifact) => panic!("compiled: {artifact:?}"),
+        Err(error) => error,
+    }
+}
+
+const GATHER: &str = "@group(0) @binding(0) var t: texture_2d<f32>;\n@group(0) @binding(1) var s: sampler;\n\
+    @fragment fn main(@location(0) uv: vec2<f32>) -> @location(0) vec4<f32> {\n    return textureGather(1, t, s, uv);\n}\n";
+
+#[test]
+fn front_end_rejections_are_frontend_lower_and_entry_point_errors() {
+    let options = CompileOptions::default();
+    let broken = "fn main() {\n    let x = ;\n}\n";
+    match compile_error(Input::wgsl("broken.wgsl", broken), Target::Oxir, &options) {
+        Error::Frontend(e) => {
+            assert_eq!(e.location, Some((2, 13)), "{e:?}");
+            assert!(e.rendered.contains("broken.wgsl:2:13"), "{}", e.rendered);
+        }
+        other => panic!("{other:?}"),
+    }
+    let error = compile_error(Input::wgsl("gather.wgsl", GATHER), Target::Spirv, &options);
+    assert_eq!(
+        error.to_string(),
+        "unsupported: texture gather at 4:12 (in `main`)"
+    );
+    let rendered = error.rendered().unwrap();
+    assert!(
+        rendered.starts_with("gather.wgsl:4:12: error: unsupported: texture gather (in `main`)\n"),
+        "{rendered}"
+    );
+    assert!(matches!(error, Error::Lower { .. }), "{error:?}");
+    let options = CompileOptions {
+        entry_point: Some("nope".into()),
+        ..CompileOptions::default()
+    };
+    let error = compile_error(Input::wgsl("gather.wgsl", GATHER), Target::Oxir, &options);
+    assert!(matches!(error, Error::NoSuchEntryPoint(_)), "{error:?}");
+    assert_eq!(
+        error.to_string(),
+        "no entry point `nope` (entry points: main)"
+    );
+    let error = compile_error(Input::oxir_text("x.oxir", ""), Target::Oxir, &options);
+    assert!(matches!(error, Error::EntryFilterOnModule), "{error:?}");
+}
+
+#[test]
+fn oxir_text_rejections_are_parse_and_verification_errors() {
+    let options = CompileOptions::default();
+    let bad = "callable @f() {\nblock0:\n    v0: i32 = frobnicate\n}\n";
+    match compile_error(Input::oxir_text("bad.oxir", bad), Target::Oxir, &options) {
+        Error::OxirParse(e) => assert_eq!((e.line, e.column), (3, 15), "{e:?}"),
+        other => panic!("{other:?}"),
+    }
+    let mistyped = "const c0: f32 = 1.0\ncallable @f(i32) -> i32 {\nblock0(v0: i32):\n    v1: i32 = add v0, c0\n    return v1\n}\n";
+    match compile_error(
+        Input::oxir_text("t.oxir", mistyped),
+        Target::Spirv,
+        &options,
+    ) {
+        Error::Verification(report) => {
+            assert!(!report.errors.is_empty());
+            let text = report.to_string();
+            assert!(text.contains("function @f, block0"), "{text}");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn pipeline_and_back_end_rejections_are_pass_and_unsupported_errors() {
+    let options = CompileOptions::default();
+    let irreducible = read("tests/filetests/passes/restructure-cfg/refuses_irreducible.oxir");
+    let input = Input::oxir_text("irreducible.oxir", &irreducible);
+    // The oxir target runs no pass: the module is printed as it is.
+    assert!(compile(input.clone(), Target::Oxir, &options).is_ok());
+    match compile_error(input, Target::Spirv, &options) {
+        Error::PassRefused(e) => assert_eq!(e.pass, "restructure-cfg", "{e:?}"),
+        other => panic!("{other:?}"),
+    }
+    let print = "const c0: u32 = 7\nkernel @main() workgroup_size(1, 1, 1) {\nblock0:\n    print \"x = {}\", c0\n    return\n}\n";
+    let error = compile_error(
+        Input::oxir_text("print.oxir", print),
+        Target::SpirvAsm,
+        &options,
+    );
+    assert!(matches!(error, Error::Unsupported(_)), "{error:?}");
+    assert!(error.to_string().starts_with("unsupported: "), "{error}");
+    assert!(error.to_string().contains("print"), "{error}");
+}
+
+#[test]
+fn reflection_reads_shaders_only() {
+    let text = read(HISTOGRAM);
+    let reflection = reflect(Input::wgsl(HISTOGRAM, &text)).unwrap();
+    assert_eq!(reflection.entry_points.len(), 1);
+    let module = lowered(&text);
+    assert!(matches!(
+        reflect(Input::module(&module)),
+        Err(Error::NotAShader)
+    ));
+    assert!(matches!(
+        reflect(Input::wgsl("broken.wgsl", "fn (")),
+        Err(Error::Frontend(_))
+    ));
+}

@@ -10,7 +10,11 @@
 //! - [`preflight`]: refuses, before anything is emitted, every type, op or construct the
 //!   writer cannot express for the chosen target environment (`unsupported: ...`).
 //! - [`write_module`]: the writer (module `writer`, one file per concern). The same input
-//!   gives the same bytes.
+//!   gives the same bytes. Every opcode has one lowering (an exhaustive match), which
+//!   names the writer and a typed selector for it; [`opcode_support`] is derived from it.
+//! - [`Error`]: a refusal is [`Error::Unsupported`] (what, and where as a [`Location`]:
+//!   function, block, instruction); a writer failure on a module the preflight accepted
+//!   is [`Error::Internal`], reported as a bug.
 //!
 //! ## What is written
 //!

@@ -57,7 +57,16 @@ impl Writer<'_> {
                         let id = self.b.id();
                         if_without_merge[block] = Some(id);
                     }
-                    _ => {}
+                    // No role: plain branches, `if` with a merge, `switch`, the rest.
+                    Payload::If { merge: Some(_), .. }
+                    | Payload::Switch { .. }
+                    | Payload::Jump(_)
+                    | Payload::CondBranch { .. }
+                    | Payload::SwitchBranch(_)
+                    | Payload::None
+                    | Payload::Indices(_)
+                    | Payload::Callee(_)
+                    | Payload::Message(_) => {}
                 }
             }
         }

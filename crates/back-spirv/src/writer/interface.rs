@@ -27,7 +27,16 @@ pub(crate) fn compute_builtin(b: Builtin) -> Option<BuiltIn> {
         Builtin::NumWorkgroups => BuiltIn::NumWorkgroups,
         Builtin::SubgroupInvocationId => BuiltIn::SubgroupLocalInvocationId,
         Builtin::SubgroupSize => BuiltIn::SubgroupSize,
-        _ => return None,
+        Builtin::Position
+        | Builtin::VertexIndex
+        | Builtin::InstanceIndex
+        | Builtin::BaseInstance
+        | Builtin::BaseVertex
+        | Builtin::FrontFacing
+        | Builtin::FragDepth
+        | Builtin::SampleIndex
+        | Builtin::SampleMask
+        | Builtin::PrimitiveIndex => return None,
     })
 }
 
@@ -40,7 +49,19 @@ pub(crate) fn input_builtin(kind: &FunctionKind, b: Builtin) -> Option<BuiltIn> 
             Builtin::InstanceIndex => BuiltIn::InstanceIndex,
             Builtin::BaseInstance => BuiltIn::BaseInstance,
             Builtin::BaseVertex => BuiltIn::BaseVertex,
-            _ => return None,
+            Builtin::Position
+            | Builtin::FrontFacing
+            | Builtin::FragDepth
+            | Builtin::SampleIndex
+            | Builtin::SampleMask
+            | Builtin::PrimitiveIndex
+            | Builtin::LocalInvocationId
+            | Builtin::LocalInvocationIndex
+            | Builtin::GlobalInvocationId
+            | Builtin::WorkgroupId
+            | Builtin::NumWorkgroups
+            | Builtin::SubgroupInvocationId
+            | Builtin::SubgroupSize => return None,
         }),
         FunctionKind::Fragment => Some(match b {
             Builtin::Position => BuiltIn::FragCoord,
@@ -48,9 +69,20 @@ pub(crate) fn input_builtin(kind: &FunctionKind, b: Builtin) -> Option<BuiltIn> 
             Builtin::SampleIndex => BuiltIn::SampleId,
             Builtin::SampleMask => BuiltIn::SampleMask,
             Builtin::PrimitiveIndex => BuiltIn::PrimitiveId,
-            _ => return None,
+            Builtin::VertexIndex
+            | Builtin::InstanceIndex
+            | Builtin::BaseInstance
+            | Builtin::BaseVertex
+            | Builtin::FragDepth
+            | Builtin::LocalInvocationId
+            | Builtin::LocalInvocationIndex
+            | Builtin::GlobalInvocationId
+            | Builtin::WorkgroupId
+            | Builtin::NumWorkgroups
+            | Builtin::SubgroupInvocationId
+            | Builtin::SubgroupSize => return None,
         }),
-        _ => None,
+        FunctionKind::Callable | FunctionKind::External => None,
     }
 }
 

@@ -120,7 +120,10 @@ fn space_lay(space: AddressSpace) -> Lay {
     match space {
         AddressSpace::Storage(_) | AddressSpace::PushConstant => Lay::Std430,
         AddressSpace::Uniform => Lay::Std140,
-        _ => Lay::None,
+        AddressSpace::Function
+        | AddressSpace::Private
+        | AddressSpace::Workgroup
+        | AddressSpace::Handle => Lay::None,
     }
 }
 

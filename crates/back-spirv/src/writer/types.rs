@@ -370,7 +370,11 @@ impl Writer<'_> {
             self.cap(match space {
                 AddressSpace::Uniform => Capability::UniformAndStorageBuffer8BitAccess,
                 AddressSpace::PushConstant => Capability::StoragePushConstant8,
-                _ => Capability::StorageBuffer8BitAccess,
+                AddressSpace::Storage(_)
+                | AddressSpace::Function
+                | AddressSpace::Private
+                | AddressSpace::Workgroup
+                | AddressSpace::Handle => Capability::StorageBuffer8BitAccess,
             });
             if version < (1, 5) {
                 self.extension("SPV_KHR_8bit_storage");
@@ -380,7 +384,11 @@ impl Writer<'_> {
             self.cap(match space {
                 AddressSpace::Uniform => Capability::UniformAndStorageBuffer16BitAccess,
                 AddressSpace::PushConstant => Capability::StoragePushConstant16,
-                _ => Capability::StorageBuffer16BitAccess,
+                AddressSpace::Storage(_)
+                | AddressSpace::Function
+                | AddressSpace::Private
+                | AddressSpace::Workgroup
+                | AddressSpace::Handle => Capability::StorageBuffer16BitAccess,
             });
             if version < (1, 3) {
                 self.extension("SPV_KHR_16bit_storage");

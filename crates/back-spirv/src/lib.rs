@@ -10,7 +10,11 @@
 //! - [`preflight`]: refuses, before anything is emitted, every type, op or construct the
 //!   writer cannot express for the chosen target environment (`unsupported: ...`).
 //! - [`write_module`]: the writer (module `writer`, one file per concern). The same input
-//!   gives the same bytes.
+//!   gives the same bytes. Every opcode has one lowering (an exhaustive match), which
+//!   names the writer and a typed selector for it; [`opcode_support`] is derived from it.
+//! - [`Error`]: a refusal is [`Error::Unsupported`] (what, and where as a [`Location`]:
+//!   function, block, instruction); a writer failure on a module the preflight accepted
+//!   is [`Error::Internal`], reported as a bug.
 //!
 //! ## What is written
 //!
@@ -65,7 +69,7 @@ mod preflight;
 mod writer;
 
 use oxir_ir::verifier::VerifierOptions;
-use oxir_ir::Module;
+use oxir_ir::{Block, Inst, Module};
 use oxir_passes::pipeline::PassPipeline;
 use std::fmt;
 
@@ -120,38 +124,59 @@ pub struct Options {
     pub target_env: TargetEnv,
 }
 
-/// Why a module cannot be written.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Error {
-    /// The preflight refused the module: it uses something the writer cannot express.
-    Unsupported(String),
-    /// The driver pipeline failed.
-    Pipeline(String),
-    /// The module given to [`write_module`] does not pass the structured verifier.
-    Invalid(String),
+/// Where in the module an error arose: the function (`@name`), block (`blockN`) and
+/// instruction (`instN`) being checked or written, as far as known (none: module level,
+/// e.g. a global's type).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Location {
+    pub function: Option<String>,
+    pub block: Option<Block>,
+    pub instruction: Option<Inst>,
 }
 
-impl fmt::Display for Error {
+impl fmt::Display for Location {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Error::Unsupported(what) => write!(f, "unsupported: {what}"),
-            Error::Pipeline(what) => write!(f, "pass {what}"),
-            Error::Invalid(report) => {
-                write!(f, "the module is not valid structured oxir:\n{report}")
-            }
+        let Some(function) = &self.function else {
+            return f.write_str("module level");
+        };
+        write!(f, "@{function}")?;
+        if let Some(block) = self.block {
+            write!(f, ", {block}")?;
         }
+        if let Some(inst) = self.instruction {
+            write!(f, ", {inst}")?;
+        }
+        Ok(())
     }
 }
 
-impl std::error::Error for Error {}
+/// Why a module cannot be written.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Error {
+    /// The preflight refused the module: it uses something SPIR-V for the target
+    /// environment cannot express (user-facing; the text names what, not where).
+    #[error("unsupported: {what}")]
+    Unsupported { what: String, location: Location },
+    /// The writer failed on a module the preflight accepted: a bug (the preflight should
+    /// have refused it), or an `rspirv` builder error.
+    #[error("internal error in the SPIR-V writer: {message} (at {location}; this is a bug)")]
+    Internal { location: Location, message: String },
+    /// The driver pipeline failed.
+    #[error("pass {0}")]
+    Pipeline(String),
+    /// The module given to [`write_module`] does not pass the structured verifier.
+    #[error("the module is not valid structured oxir:\n{0}")]
+    Invalid(String),
+}
 
 /// What the writer requires of its input: structured, unique merges, canonical
 /// break/continue.
 fn writer_input_options() -> VerifierOptions {
-    let mut structured = VerifierOptions::default();
-    structured.require_unique_merge_blocks = true;
-    structured.require_canonical_break_continue_targets = true;
-    structured
+    VerifierOptions {
+        require_unique_merge_blocks: true,
+        require_canonical_break_continue_targets: true,
+        ..VerifierOptions::default()
+    }
 }
 
 /// The SPIR-V driver pipeline: `normalize`, the structuring tail, SSA recovery on the
@@ -183,8 +208,8 @@ pub fn write_module(module: &Module, options: &Options) -> Result<Vec<u32>, Erro
     if !report.succeeded() {
         return Err(Error::Invalid(report.to_string()));
     }
-    preflight(module, options).map_err(Error::Unsupported)?;
-    writer::write(module, options).map_err(Error::Unsupported)
+    preflight(module, options)?;
+    writer::write(module, options)
 }
 
 /// Prepares a copy of `module` and writes it: the whole back-end.

@@ -1,15 +1,21 @@
 //! The preflight: everything the writer cannot express is refused here, before anything is
-//! emitted. [`opcode_support`] is an exhaustive match over [`Opcode`], so a new op breaks
-//! the build until it is classified; the per-instruction checks refine it by type, stage
-//! and target environment. `tests/op_sync.rs` keeps this and the writer in sync: every
+//! emitted. [`opcode_support`] comes from the writer's exhaustive lowering of every
+//! [`Opcode`] (a new op breaks the build until it is given a lowering or refused); the
+//! per-instruction checks refine it by type, stage and target environment, in one
+//! exhaustive match over [`Opcode`] (a new op must be listed with its conditions, or with
+//! the ops that have none). `tests/op_sync.rs` keeps this and the writer in sync: every
 //! module the preflight accepts (generated per opcode from the op table's type rules) must
 //! be written and pass `spirv-val`, and every refused opcode must be refused by name.
+//!
+//! A refusal is [`Error::Unsupported`], located at the function, block and instruction
+//! being checked.
 
-use crate::{Options, TargetEnv};
+use crate::writer::{lowering, register_builtin, ArithOp, Lowering};
+use crate::{Error, Location, Options, TargetEnv};
+use cranelift_entity::EntitySet;
 use oxir_ir::function::FunctionKind;
 use oxir_ir::types::{AddressSpace, ScalarKind, TypeData};
-use oxir_ir::{Function, Module, Opcode, Payload, StageBinding, Type};
-use std::collections::HashSet;
+use oxir_ir::{Block, Function, InstData, Module, Opcode, Payload, StageBinding, Type};
 
 /// Whether the writer handles an opcode.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -20,55 +26,16 @@ pub enum Support {
     Refused(&'static str),
 }
 
-/// The writer's op table.
+/// The writer's op table: whether the writer's lowering of `op` writes it or refuses it.
 pub fn opcode_support(op: Opcode) -> Support {
-    use Opcode::*;
-    use Support::{Refused, Written};
-    match op {
-        Add | Sub | Mul | Div | Rem | Neg | Abs | Sign | Min | Max | Clamp | Select | And | Or
-        | Xor | Not | Shl | Shr | Rotl | Rotr | CountOnes | CountLeadingZeros
-        | CountTrailingZeros | ReverseBits | ExtractBits | InsertBits | Eq | Ne | Lt | Le | Gt
-        | Ge | IsNan | IsInf | Any | All => Written,
-        Sin | Cos | Tan | Asin | Acos | Atan | Atan2 | Sinh | Cosh | Tanh | Asinh | Acosh
-        | Atanh | Exp | Exp2 | Exp10 | Log | Log2 | Log10 | Pow | Sqrt | InverseSqrt | Ceil
-        | Floor | Fract | Trunc | Round | RoundEven | Fma | CopySign | Saturate | Step
-        | Smoothstep | Mix | Degrees | Radians => Written,
-        Dot | Cross | Length | Distance | Normalize | Reflect | FaceForward | ReduceAdd
-        | ReduceMul | ReduceMin | ReduceMax | OuterProduct => Written,
-        MatrixTimesMatrix | MatrixTimesVector | VectorTimesMatrix | MatrixTimesScalar
-        | Transpose | Determinant | Inverse => Written,
-        Convert | Bitcast | Construct | Splat | Extract | Insert | ExtractDynamic
-        | InsertDynamic | Shuffle => Written,
-        Alloca | Load | Store | Access | ArrayLength => Written,
-        AtomicLoad
-        | AtomicStore
-        | AtomicExchange
-        | AtomicCompareExchange
-        | AtomicAdd
-        | AtomicSub
-        | AtomicAnd
-        | AtomicOr
-        | AtomicXor
-        | AtomicMin
-        | AtomicMax => Written,
-        WorkgroupBarrier | StorageBarrier | WorkgroupUniformLoad => Written,
-        ThreadId | WorkgroupId | DispatchId | LocalInvocationIndex | WorkgroupSize
-        | NumWorkgroups | DispatchSize | SubgroupInvocationId | SubgroupSize => Written,
-        FragCoord | FrontFacing | VertexIndex | InstanceIndex | BaseInstance | SampleIndex
-        | PrimitiveId => Written,
-        TextureSample | TextureSampleBias | TextureSampleLevel | TextureSampleGrad
-        | TextureSampleCompare | TextureLoad | TextureStore | TextureDimensions
-        | TextureNumLevels | TextureNumLayers | TextureNumSamples => Written,
-        Dpdx | Dpdy | Fwidth | DpdxCoarse | DpdyCoarse | FwidthCoarse | DpdxFine | DpdyFine
-        | FwidthFine => Written,
-        Call => Refused("calls that survive inlining"),
-        Print => Refused("print"),
-        Assert => Refused("assert"),
-        Clock => Refused("clock"),
-        Br | CondBr | Return | Unreachable => Written,
-        SwitchBr => Refused("unstructured switch_br"),
-        Discard => Written,
-        If | Loop | SimpleLoop | Switch | Break | Continue => Written,
+    match lowering(op) {
+        Lowering::Refused(why) => Support::Refused(why),
+        Lowering::Arith(_)
+        | Lowering::Math(_)
+        | Lowering::Memory(_)
+        | Lowering::Register(_)
+        | Lowering::Image(_)
+        | Lowering::Terminator(_) => Support::Written,
     }
 }
 
@@ -78,24 +45,23 @@ fn float32_only(op: Opcode) -> bool {
     op.is_elementary_function()
 }
 
-/// Ops whose lowering is written for 32-bit integers only.
+/// Ops whose lowering is written for 32-bit integers only: bit counting and fields.
 fn int32_only(op: Opcode) -> bool {
-    use Opcode::*;
-    matches!(
-        op,
-        CountOnes | CountLeadingZeros | CountTrailingZeros | ReverseBits | ExtractBits | InsertBits
-    )
+    matches!(lowering(op), Lowering::Arith(ArithOp::Bits(_)))
 }
 
 struct Checker<'a> {
     module: &'a Module,
     options: &'a Options,
-    seen: HashSet<(Type, bool)>,
+    /// Types already checked outside buffer memory (index 0) and in it (index 1).
+    seen: [EntitySet<Type>; 2],
+    /// What is being checked, for [`Error::Unsupported`].
+    at: Location,
 }
 
 impl Checker<'_> {
     fn check_type(&mut self, ty: Type, in_buffer: bool) -> Result<(), String> {
-        if !self.seen.insert((ty, in_buffer)) {
+        if !self.seen[usize::from(in_buffer)].insert(ty) {
             return Ok(());
         }
         let types = &self.module.types;
@@ -172,6 +138,10 @@ impl Checker<'_> {
     }
 
     fn check_function(&mut self, func: &Function) -> Result<(), String> {
+        self.at = Location {
+            function: Some(func.name.clone()),
+            ..Location::default()
+        };
         let stage = match func.kind {
             FunctionKind::Kernel { .. } => "kernel",
             FunctionKind::Vertex => "vertex",
@@ -236,7 +206,7 @@ impl Checker<'_> {
             }
         }
         // Loop prepare blocks: the only blocks that may end in cond_br.
-        let mut prepares = HashSet::new();
+        let mut prepares = EntitySet::new();
         for block in func.layout.blocks() {
             if let Some(t) = func.terminator(block) {
                 if let Payload::Loop { prepare, .. } = &func.dfg.inst(t).payload {
@@ -245,6 +215,8 @@ impl Checker<'_> {
             }
         }
         for block in func.layout.blocks() {
+            self.at.block = Some(block);
+            self.at.instruction = None;
             for &param in func.dfg.block_params(block) {
                 let ty = func.dfg.value_type(param);
                 if matches!(self.module.types.get(ty), TypeData::Pointer { .. }) {
@@ -263,6 +235,7 @@ impl Checker<'_> {
                 return Err("a block without terminator".into());
             };
             for inst in func.layout.block_insts(block) {
+                self.at.instruction = Some(inst);
                 let data = func.dfg.inst(inst);
                 let op = data.opcode;
                 if let Support::Refused(why) = opcode_support(op) {
@@ -296,9 +269,11 @@ impl Checker<'_> {
                 if int32_only(op) && scalar0.is_some_and(|s| s.bits != 32) {
                     return Err(format!("`{op}` on integers other than 32-bit"));
                 }
-                if let Some((Some(only), _)) = crate::writer::register_builtin(op) {
-                    if only != stage {
-                        return Err(format!("`{op}` in a {stage} entry point"));
+                if let Lowering::Register(register) = lowering(op) {
+                    if let (Some(only), _) = register_builtin(register) {
+                        if only != stage {
+                            return Err(format!("`{op}` in a {stage} entry point"));
+                        }
                     }
                 }
                 if stage != "fragment"
@@ -321,44 +296,9 @@ impl Checker<'_> {
                         }
                     }
                 }
-                match op {
-                    Opcode::Select => {
-                        if matches!(arg_ty(1), Some(TypeData::Pointer { .. })) {
-                            return Err("`select` of pointers (variable pointers)".into());
-                        }
-                        if arg_ty(1).is_some_and(|t| t.is_resource()) {
-                            return Err("`select` of images or samplers".into());
-                        }
-                    }
-                    Opcode::CondBr if !prepares.contains(&block) => {
-                        return Err("unstructured cond_br".into());
-                    }
-                    Opcode::Return if data.args.len() != func.signature.returns.len() => {
-                        return Err("return with a value count other than the results".into());
-                    }
-                    Opcode::ArrayLength => {
-                        if crate::writer::array_length_base(self.module, func, data.args[0])
-                            .is_none()
-                        {
-                            return Err("array_length of a pointer that is not a global".into());
-                        }
-                    }
-                    Opcode::SubgroupInvocationId | Opcode::SubgroupSize
-                        if self.options.target_env == TargetEnv::Vulkan1_0 =>
-                    {
-                        return Err(format!("`{op}` under vulkan1.0 (needs SPIR-V 1.3)"));
-                    }
-                    Opcode::Switch => {
-                        if !matches!(
-                            arg_ty(0),
-                            Some(TypeData::Scalar(s)) if s.is_integer()
-                        ) {
-                            return Err("switch on a non-integer selector".into());
-                        }
-                    }
-                    _ => {}
-                }
+                self.check_operands(func, block, data, &prepares)?;
             }
+            self.at.instruction = Some(term);
             // One phi entry per predecessor block: two edges from one block to the same
             // target must carry the same arguments.
             let payload = &func.dfg.inst(term).payload;
@@ -384,19 +324,117 @@ impl Checker<'_> {
                 // The prepare block carries OpLoopMerge: it must end in a plain branch.
                 if let Some(pt) = func.terminator(prepare.block) {
                     let pop = func.dfg.inst(pt).opcode;
-                    if !matches!(
-                        pop,
-                        Opcode::Br
-                            | Opcode::CondBr
-                            | Opcode::Break
-                            | Opcode::Continue
-                            | Opcode::Return
-                            | Opcode::Unreachable
-                    ) {
+                    let plain = match lowering(pop) {
+                        Lowering::Terminator(t) => t.can_hold_loop_merge(),
+                        Lowering::Refused(_)
+                        | Lowering::Arith(_)
+                        | Lowering::Math(_)
+                        | Lowering::Memory(_)
+                        | Lowering::Register(_)
+                        | Lowering::Image(_) => false,
+                    };
+                    if !plain {
                         return Err(format!("a loop whose prepare block ends in `{pop}`"));
                     }
                 }
             }
+        }
+        Ok(())
+    }
+
+    /// The conditions single ops put on their operands and place (types, stages and the
+    /// op table are checked for every op before).
+    fn check_operands(
+        &self,
+        func: &Function,
+        block: Block,
+        data: &InstData,
+        prepares: &EntitySet<Block>,
+    ) -> Result<(), String> {
+        let arg_ty = |i: usize| -> Option<&TypeData> {
+            let v = func.resolve(*data.args.get(i)?);
+            self.module.types.try_get(func.dfg.value_type(v))
+        };
+        use Opcode::*;
+        let op = data.opcode;
+        match op {
+            Select => {
+                if matches!(arg_ty(1), Some(TypeData::Pointer { .. })) {
+                    return Err("`select` of pointers (variable pointers)".into());
+                }
+                if arg_ty(1).is_some_and(|t| t.is_resource()) {
+                    return Err("`select` of images or samplers".into());
+                }
+            }
+            CondBr => {
+                if !prepares.contains(block) {
+                    return Err("unstructured cond_br".into());
+                }
+            }
+            Return => {
+                if data.args.len() != func.signature.returns.len() {
+                    return Err("return with a value count other than the results".into());
+                }
+            }
+            ArrayLength => {
+                if crate::writer::array_length_base(self.module, func, data.args[0]).is_none() {
+                    return Err("array_length of a pointer that is not a global".into());
+                }
+            }
+            SubgroupInvocationId | SubgroupSize => {
+                if self.options.target_env == TargetEnv::Vulkan1_0 {
+                    return Err(format!("`{op}` under vulkan1.0 (needs SPIR-V 1.3)"));
+                }
+            }
+            Switch => {
+                if !matches!(arg_ty(0), Some(TypeData::Scalar(s)) if s.is_integer()) {
+                    return Err("switch on a non-integer selector".into());
+                }
+            }
+            // No conditions of their own.
+            Add | Sub | Mul | Div | Rem | Neg | Abs | Sign | Min | Max | Clamp | And | Or | Xor
+            | Not | Shl | Shr | Rotl | Rotr | CountOnes | CountLeadingZeros
+            | CountTrailingZeros | ReverseBits | ExtractBits | InsertBits | Eq | Ne | Lt | Le
+            | Gt | Ge | IsNan | IsInf | Any | All => {}
+            Sin | Cos | Tan | Asin | Acos | Atan | Atan2 | Sinh | Cosh | Tanh | Asinh | Acosh
+            | Atanh | Exp | Exp2 | Exp10 | Log | Log2 | Log10 | Pow | Sqrt | InverseSqrt | Ceil
+            | Floor | Fract | Trunc | Round | RoundEven | Fma | CopySign | Saturate | Step
+            | Smoothstep | Mix | Degrees | Radians => {}
+            Dot | Cross | Length | Distance | Normalize | Reflect | FaceForward | ReduceAdd
+            | ReduceMul | ReduceMin | ReduceMax | OuterProduct | MatrixTimesMatrix
+            | MatrixTimesVector | VectorTimesMatrix | MatrixTimesScalar | Transpose
+            | Determinant | Inverse => {}
+            Convert | Bitcast | Construct | Splat | Extract | Insert | ExtractDynamic
+            | InsertDynamic | Shuffle => {}
+            Alloca
+            | Load
+            | Store
+            | Access
+            | AtomicLoad
+            | AtomicStore
+            | AtomicExchange
+            | AtomicCompareExchange
+            | AtomicAdd
+            | AtomicSub
+            | AtomicAnd
+            | AtomicOr
+            | AtomicXor
+            | AtomicMin
+            | AtomicMax
+            | WorkgroupBarrier
+            | StorageBarrier
+            | WorkgroupUniformLoad => {}
+            ThreadId | WorkgroupId | DispatchId | LocalInvocationIndex | WorkgroupSize
+            | NumWorkgroups | DispatchSize | FragCoord | FrontFacing | VertexIndex
+            | InstanceIndex | BaseInstance | SampleIndex | PrimitiveId => {}
+            TextureSample | TextureSampleBias | TextureSampleLevel | TextureSampleGrad
+            | TextureSampleCompare | TextureLoad | TextureStore | TextureDimensions
+            | TextureNumLevels | TextureNumLayers | TextureNumSamples => {}
+            Dpdx | Dpdy | Fwidth | DpdxCoarse | DpdyCoarse | FwidthCoarse | DpdxFine | DpdyFine
+            | FwidthFine => {}
+            // Refused by the op table before.
+            Call | Print | Assert | Clock | SwitchBr => {}
+            Br | Unreachable | Discard | If | Loop | SimpleLoop | Break | Continue => {}
         }
         Ok(())
     }
@@ -409,13 +447,24 @@ fn is_buffer(space: AddressSpace) -> bool {
     )
 }
 
-/// Refuses (with the reason) everything the writer cannot express for `options`.
-pub fn preflight(module: &Module, options: &Options) -> Result<(), String> {
+/// Refuses (with the reason and where) everything the writer cannot express for
+/// `options`: the error is always [`Error::Unsupported`].
+pub fn preflight(module: &Module, options: &Options) -> Result<(), Error> {
     let mut checker = Checker {
         module,
         options,
-        seen: HashSet::new(),
+        seen: [EntitySet::new(), EntitySet::new()],
+        at: Location::default(),
     };
+    check_module(&mut checker).map_err(|what| Error::Unsupported {
+        what,
+        location: checker.at.clone(),
+    })
+}
+
+/// The module-level checks, then each function (entry points first).
+fn check_module(checker: &mut Checker) -> Result<(), String> {
+    let module = checker.module;
     let mut push_constants = 0;
     for global in module.globals.values() {
         if global.space == AddressSpace::PushConstant {

@@ -145,7 +145,7 @@ fn check_file(
                         }
                     }
                 }
-                Err(Error::Unsupported(why)) => refused = Some(why),
+                Err(Error::Unsupported { what, .. }) => refused = Some(what),
                 Err(e) => {
                     failures.push(format!("{}:{entry} ({}): {e}", path.display(), env.name()))
                 }
@@ -233,7 +233,7 @@ fn random_kernels_pass_spirv_val_or_are_refused() {
                     }
                 }
             }
-            Err(Error::Unsupported(_)) => refused += 1,
+            Err(Error::Unsupported { .. }) => refused += 1,
             Err(e) => failures.push(format!("seed {seed}: {e}")),
         }
     }

@@ -3,12 +3,13 @@
 //! Integer division and remainder follow WGSL (and the interpreter): a zero divisor, and
 //! `MIN / -1`, divide by 1 instead. Shift amounts are masked to the bit width.
 
+use super::lowering::Comparison;
 use super::*;
 
 impl Writer<'_> {
-    /// Writes `c` if it is one of this module's ops; `false` otherwise.
-    pub(super) fn arith(&mut self, f: &Function, c: &Operands) -> R<bool> {
-        let (op, rid, rt, s0) = (c.op, c.rid, c.rt, c.s0);
+    /// Writes the arithmetic op `op`.
+    pub(super) fn arith(&mut self, f: &Function, c: &Operands, op: ArithOp) -> R<()> {
+        let (rid, rt, s0) = (c.rid, c.rt, c.s0);
         let (args, a) = (&c.args, &c.a);
         let aty = |i: usize| f.dfg.value_type(args[i]);
         let kind = s0.map(|s| s.kind);
@@ -17,43 +18,22 @@ impl Writer<'_> {
         let boolean = kind == Some(ScalarKind::Bool);
         let rt_ = rt.unwrap_or(0);
         let simple = |this: &mut Self, o: Op| this.op(o, rt, rid, Self::ids(a));
-        use Opcode::*;
+        use ArithOp::*;
         match op {
-            Add | Sub if matches!(self.tdata(aty(0)), TypeData::Matrix { .. }) => {
-                let TypeData::Matrix {
+            Add | Sub => {
+                if let TypeData::Matrix {
                     elem,
                     columns,
                     rows,
                 } = *self.tdata(aty(0))
-                else {
-                    unreachable!()
-                };
-                let e = self.scalar_type(elem)?;
-                let col = self.b.type_vector(e, u32::from(rows));
-                let mut cols = Vec::new();
-                for c in 0..u32::from(columns) {
-                    let x = self.op(
-                        Op::CompositeExtract,
-                        Some(col),
-                        None,
-                        vec![Operand::IdRef(a[0]), Operand::LiteralBit32(c)],
-                    )?;
-                    let y = self.op(
-                        Op::CompositeExtract,
-                        Some(col),
-                        None,
-                        vec![Operand::IdRef(a[1]), Operand::LiteralBit32(c)],
-                    )?;
+                {
                     let o = if op == Add { Op::FAdd } else { Op::FSub };
-                    cols.push(self.op(o, Some(col), None, Self::ids(&[x, y]))?);
+                    self.matrix_columnwise(o, elem, columns, rows, a, rt, rid)?;
+                } else if op == Add {
+                    simple(self, if float { Op::FAdd } else { Op::IAdd })?;
+                } else {
+                    simple(self, if float { Op::FSub } else { Op::ISub })?;
                 }
-                self.op(Op::CompositeConstruct, rt, rid, Self::ids(&cols))?;
-            }
-            Add => {
-                simple(self, if float { Op::FAdd } else { Op::IAdd })?;
-            }
-            Sub => {
-                simple(self, if float { Op::FSub } else { Op::ISub })?;
             }
             Mul => {
                 simple(self, if float { Op::FMul } else { Op::IMul })?;
@@ -69,7 +49,7 @@ impl Writer<'_> {
                 let one = self.const_splat(ty, 1)?;
                 let mut bad = self.op(Op::IEqual, Some(bt), None, Self::ids(&[a[1], zero]))?;
                 if signed {
-                    let bits = s0.unwrap().bits;
+                    let bits = s0.ok_or("a signed division without a scalar")?.bits;
                     let min = self.const_splat(ty, 1u64 << (bits - 1))?;
                     let neg1 = self.const_splat(ty, u64::MAX)?;
                     let is_min = self.op(Op::IEqual, Some(bt), None, Self::ids(&[a[0], min]))?;
@@ -83,11 +63,11 @@ impl Writer<'_> {
                     bad = self.op(Op::LogicalOr, Some(bt), None, Self::ids(&[bad, both]))?;
                 }
                 let d = self.op(Op::Select, Some(rt_), None, Self::ids(&[bad, one, a[1]]))?;
-                let o = match (op, signed) {
-                    (Div, true) => Op::SDiv,
-                    (Div, false) => Op::UDiv,
-                    (_, true) => Op::SRem,
-                    (_, false) => Op::UMod,
+                let o = match (op == Div, signed) {
+                    (true, true) => Op::SDiv,
+                    (true, false) => Op::UDiv,
+                    (false, true) => Op::SRem,
+                    (false, false) => Op::UMod,
                 };
                 self.op(o, rt, rid, Self::ids(&[a[0], d]))?;
             }
@@ -95,31 +75,24 @@ impl Writer<'_> {
                 simple(self, if float { Op::FNegate } else { Op::SNegate })?;
             }
             Abs if !float && !signed => {
-                self.op(Op::CopyObject, rt, rid, Self::ids(&a))?;
+                self.op(Op::CopyObject, rt, rid, Self::ids(a))?;
             }
             Abs => {
-                self.ext(rt_, rid, if float { GLOp::FAbs } else { GLOp::SAbs }, &a)?;
+                self.ext(rt_, rid, if float { GLOp::FAbs } else { GLOp::SAbs }, a)?;
             }
             Sign => {
-                self.ext(rt_, rid, if float { GLOp::FSign } else { GLOp::SSign }, &a)?;
+                self.ext(rt_, rid, if float { GLOp::FSign } else { GLOp::SSign }, a)?;
             }
-            Min | Max => {
-                let g = match (op, kind) {
-                    (Min, Some(ScalarKind::Float)) => GLOp::NMin,
-                    (Min, Some(ScalarKind::Sint)) => GLOp::SMin,
-                    (Min, _) => GLOp::UMin,
-                    (_, Some(ScalarKind::Float)) => GLOp::NMax,
-                    (_, Some(ScalarKind::Sint)) => GLOp::SMax,
-                    _ => GLOp::UMax,
-                };
-                self.ext(rt_, rid, g, &a)?;
+            Min => {
+                let (_, min) = min_max(kind);
+                self.ext(rt_, rid, min, a)?;
+            }
+            Max => {
+                let (max, _) = min_max(kind);
+                self.ext(rt_, rid, max, a)?;
             }
             Clamp => {
-                let (mx, mn) = match kind {
-                    Some(ScalarKind::Float) => (GLOp::NMax, GLOp::NMin),
-                    Some(ScalarKind::Sint) => (GLOp::SMax, GLOp::SMin),
-                    _ => (GLOp::UMax, GLOp::UMin),
-                };
+                let (mx, mn) = min_max(kind);
                 let lo = self.ext(rt_, None, mx, &[a[0], a[1]])?;
                 self.ext(rt_, rid, mn, &[lo, a[2]])?;
             }
@@ -159,52 +132,126 @@ impl Writer<'_> {
             Not => {
                 simple(self, if boolean { Op::LogicalNot } else { Op::Not })?;
             }
-            Shl | Shr | Rotl | Rotr => {
-                let bits = u64::from(s0.unwrap().bits);
+            Shl => {
+                let amount = self.shift_amount(c, aty(1))?;
+                self.op(Op::ShiftLeftLogical, rt, rid, Self::ids(&[a[0], amount.id]))?;
+            }
+            Shr => {
+                let amount = self.shift_amount(c, aty(1))?;
+                let o = if signed {
+                    Op::ShiftRightArithmetic
+                } else {
+                    Op::ShiftRightLogical
+                };
+                self.op(o, rt, rid, Self::ids(&[a[0], amount.id]))?;
+            }
+            Rotl | Rotr => {
                 let st = aty(1);
+                let amount = self.shift_amount(c, st)?;
                 let stid = self.ty(st)?;
-                let mask = self.const_splat(st, bits - 1)?;
-                let amount = self.op(Op::BitwiseAnd, Some(stid), None, Self::ids(&[a[1], mask]))?;
-                match op {
-                    Shl => {
-                        self.op(Op::ShiftLeftLogical, rt, rid, Self::ids(&[a[0], amount]))?;
-                    }
-                    Shr => {
-                        let o = if signed {
-                            Op::ShiftRightArithmetic
-                        } else {
-                            Op::ShiftRightLogical
-                        };
-                        self.op(o, rt, rid, Self::ids(&[a[0], amount]))?;
-                    }
-                    _ => {
-                        let w = self.const_splat(st, bits)?;
-                        let back = self.op(Op::ISub, Some(stid), None, Self::ids(&[w, amount]))?;
-                        let back =
-                            self.op(Op::BitwiseAnd, Some(stid), None, Self::ids(&[back, mask]))?;
-                        let (l, r) = if op == Rotl {
-                            (amount, back)
-                        } else {
-                            (back, amount)
-                        };
-                        let x = self.op(Op::ShiftLeftLogical, rt, None, Self::ids(&[a[0], l]))?;
-                        let y = self.op(Op::ShiftRightLogical, rt, None, Self::ids(&[a[0], r]))?;
-                        self.op(Op::BitwiseOr, rt, rid, Self::ids(&[x, y]))?;
-                    }
-                }
+                let w = self.const_splat(st, amount.bits)?;
+                let back = self.op(Op::ISub, Some(stid), None, Self::ids(&[w, amount.id]))?;
+                let back = self.op(
+                    Op::BitwiseAnd,
+                    Some(stid),
+                    None,
+                    Self::ids(&[back, amount.mask]),
+                )?;
+                let (l, r) = if op == Rotl {
+                    (amount.id, back)
+                } else {
+                    (back, amount.id)
+                };
+                let x = self.op(Op::ShiftLeftLogical, rt, None, Self::ids(&[a[0], l]))?;
+                let y = self.op(Op::ShiftRightLogical, rt, None, Self::ids(&[a[0], r]))?;
+                self.op(Op::BitwiseOr, rt, rid, Self::ids(&[x, y]))?;
             }
-            CountOnes => {
-                simple(self, Op::BitCount)?;
+            Bits(bits) => self.bits(f, c, bits)?,
+            Compare(cmp) => {
+                simple(self, comparison(cmp, kind))?;
             }
-            ReverseBits => {
-                simple(self, Op::BitReverse)?;
+            IsNan => {
+                simple(self, Op::IsNan)?;
             }
-            CountLeadingZeros => {
-                let msb = self.ext(rt_, None, GLOp::FindUMsb, &a)?;
+            IsInf => {
+                simple(self, Op::IsInf)?;
+            }
+            Any | All if self.lanes(aty(0)) == 1 => {
+                self.op(Op::CopyObject, rt, rid, Self::ids(a))?;
+            }
+            Any => {
+                simple(self, Op::Any)?;
+            }
+            All => {
+                simple(self, Op::All)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// `o` applied column by column to two matrices (SPIR-V has no matrix add / sub).
+    #[allow(clippy::too_many_arguments)]
+    fn matrix_columnwise(
+        &mut self,
+        o: Op,
+        elem: Scalar,
+        columns: u8,
+        rows: u8,
+        a: &[Word],
+        rt: Option<Word>,
+        rid: Option<Word>,
+    ) -> R<()> {
+        let e = self.scalar_type(elem)?;
+        let col = self.b.type_vector(e, u32::from(rows));
+        let mut cols = Vec::new();
+        for c in 0..u32::from(columns) {
+            let x = self.op(
+                Op::CompositeExtract,
+                Some(col),
+                None,
+                vec![Operand::IdRef(a[0]), Operand::LiteralBit32(c)],
+            )?;
+            let y = self.op(
+                Op::CompositeExtract,
+                Some(col),
+                None,
+                vec![Operand::IdRef(a[1]), Operand::LiteralBit32(c)],
+            )?;
+            cols.push(self.op(o, Some(col), None, Self::ids(&[x, y]))?);
+        }
+        self.op(Op::CompositeConstruct, rt, rid, Self::ids(&cols))?;
+        Ok(())
+    }
+
+    /// The shift amount of a shift or rotate (argument 1, of type `st`), masked to the bit
+    /// width of argument 0.
+    fn shift_amount(&mut self, c: &Operands, st: Type) -> R<ShiftAmount> {
+        let bits = u64::from(c.s0.ok_or("a shift of a non-integer")?.bits);
+        let stid = self.ty(st)?;
+        let mask = self.const_splat(st, bits - 1)?;
+        let id = self.op(Op::BitwiseAnd, Some(stid), None, Self::ids(&[c.a[1], mask]))?;
+        Ok(ShiftAmount { id, mask, bits })
+    }
+
+    /// Bit counting and field ops (32-bit integers: the preflight refuses others).
+    fn bits(&mut self, f: &Function, c: &Operands, op: BitOp) -> R<()> {
+        let (rid, rt, a) = (c.rid, c.rt, &c.a);
+        let aty = |i: usize| f.dfg.value_type(c.args[i]);
+        let signed = c.s0.map(|s| s.kind) == Some(ScalarKind::Sint);
+        let rt_ = rt.unwrap_or(0);
+        match op {
+            BitOp::CountOnes => {
+                self.op(Op::BitCount, rt, rid, Self::ids(a))?;
+            }
+            BitOp::ReverseBits => {
+                self.op(Op::BitReverse, rt, rid, Self::ids(a))?;
+            }
+            BitOp::CountLeadingZeros => {
+                let msb = self.ext(rt_, None, GLOp::FindUMsb, a)?;
                 let k = self.const_splat(aty(0), 31)?;
                 self.op(Op::ISub, rt, rid, Self::ids(&[k, msb]))?;
             }
-            CountTrailingZeros => {
+            BitOp::CountTrailingZeros => {
                 // FindILsb gives -1 (all ones) for 0: an unsigned min with 32 makes it 32.
                 let lsb = self.ext(rt_, None, GLOp::FindILsb, a)?;
                 let n = self.lanes(aty(0));
@@ -218,67 +265,34 @@ impl Writer<'_> {
                     self.ext(rt_, rid, GLOp::UMin, &[lsb, k])?;
                 }
             }
-            ExtractBits | InsertBits => {
+            BitOp::ExtractBits | BitOp::InsertBits => {
                 // WGSL: o = min(offset, w), c = min(count, w - o).
-                let n = if op == ExtractBits { 1 } else { 2 };
+                let extract = op == BitOp::ExtractBits;
+                let n = if extract { 1 } else { 2 };
                 let ut = aty(n);
                 let utid = self.ty(ut)?;
                 let w = self.const_splat(ut, 32)?;
                 let o = self.ext(utid, None, GLOp::UMin, &[a[n], w])?;
                 let rest = self.op(Op::ISub, Some(utid), None, Self::ids(&[w, o]))?;
-                let c = self.ext(utid, None, GLOp::UMin, &[a[n + 1], rest])?;
-                if op == ExtractBits {
+                let count = self.ext(utid, None, GLOp::UMin, &[a[n + 1], rest])?;
+                if extract {
                     let o2 = if signed {
                         Op::BitFieldSExtract
                     } else {
                         Op::BitFieldUExtract
                     };
-                    self.op(o2, rt, rid, Self::ids(&[a[0], o, c]))?;
+                    self.op(o2, rt, rid, Self::ids(&[a[0], o, count]))?;
                 } else {
-                    self.op(Op::BitFieldInsert, rt, rid, Self::ids(&[a[0], a[1], o, c]))?;
+                    self.op(
+                        Op::BitFieldInsert,
+                        rt,
+                        rid,
+                        Self::ids(&[a[0], a[1], o, count]),
+                    )?;
                 }
             }
-            Eq | Ne | Lt | Le | Gt | Ge => {
-                let o = match (op, kind) {
-                    (Eq, Some(ScalarKind::Bool)) => Op::LogicalEqual,
-                    (Ne, Some(ScalarKind::Bool)) => Op::LogicalNotEqual,
-                    (Eq, Some(ScalarKind::Float)) => Op::FOrdEqual,
-                    (Ne, Some(ScalarKind::Float)) => Op::FUnordNotEqual,
-                    (Lt, Some(ScalarKind::Float)) => Op::FOrdLessThan,
-                    (Le, Some(ScalarKind::Float)) => Op::FOrdLessThanEqual,
-                    (Gt, Some(ScalarKind::Float)) => Op::FOrdGreaterThan,
-                    (Ge, Some(ScalarKind::Float)) => Op::FOrdGreaterThanEqual,
-                    (Eq, _) => Op::IEqual,
-                    (Ne, _) => Op::INotEqual,
-                    (Lt, Some(ScalarKind::Sint)) => Op::SLessThan,
-                    (Le, Some(ScalarKind::Sint)) => Op::SLessThanEqual,
-                    (Gt, Some(ScalarKind::Sint)) => Op::SGreaterThan,
-                    (Ge, Some(ScalarKind::Sint)) => Op::SGreaterThanEqual,
-                    (Lt, _) => Op::ULessThan,
-                    (Le, _) => Op::ULessThanEqual,
-                    (Gt, _) => Op::UGreaterThan,
-                    _ => Op::UGreaterThanEqual,
-                };
-                simple(self, o)?;
-            }
-            IsNan => {
-                simple(self, Op::IsNan)?;
-            }
-            IsInf => {
-                simple(self, Op::IsInf)?;
-            }
-            Any | All if self.lanes(aty(0)) == 1 => {
-                self.op(Op::CopyObject, rt, rid, Self::ids(&a))?;
-            }
-            Any => {
-                simple(self, Op::Any)?;
-            }
-            All => {
-                simple(self, Op::All)?;
-            }
-            _ => return Ok(false),
         }
-        Ok(true)
+        Ok(())
     }
 
     /// `select cond, x, y` of type `ty`. Scalars and vectors are one `OpSelect` (a scalar
@@ -388,8 +402,51 @@ impl Writer<'_> {
                 }
                 parts
             }
-            _ => return Err(format!("`select` of {}", self.m.types.display(ty))),
+            _ => return Err(format!("`select` of {}", self.m.types.display(ty)).into()),
         };
         self.op(Op::CompositeConstruct, Some(t), rid, Self::ids(&parts))
+    }
+}
+
+/// A masked shift amount: its id, the mask's id and the shifted value's bit width.
+struct ShiftAmount {
+    id: Word,
+    mask: Word,
+    bits: u64,
+}
+
+/// The GLSL.std.450 (max, min) of a scalar kind (`None`: no scalar operand, never written).
+pub(super) fn min_max(kind: Option<ScalarKind>) -> (GLOp, GLOp) {
+    match kind {
+        Some(ScalarKind::Float) => (GLOp::NMax, GLOp::NMin),
+        Some(ScalarKind::Sint) => (GLOp::SMax, GLOp::SMin),
+        Some(ScalarKind::Uint | ScalarKind::Bool) | None => (GLOp::UMax, GLOp::UMin),
+    }
+}
+
+/// The SPIR-V comparison of `cmp` on operands of scalar kind `kind`.
+fn comparison(cmp: Comparison, kind: Option<ScalarKind>) -> Op {
+    use Comparison::*;
+    use ScalarKind::{Bool, Float, Sint, Uint};
+    let kind = kind.unwrap_or(Uint);
+    match (cmp, kind) {
+        (Eq, Bool) => Op::LogicalEqual,
+        (Ne, Bool) => Op::LogicalNotEqual,
+        (Eq, Float) => Op::FOrdEqual,
+        (Ne, Float) => Op::FUnordNotEqual,
+        (Lt, Float) => Op::FOrdLessThan,
+        (Le, Float) => Op::FOrdLessThanEqual,
+        (Gt, Float) => Op::FOrdGreaterThan,
+        (Ge, Float) => Op::FOrdGreaterThanEqual,
+        (Eq, Sint | Uint) => Op::IEqual,
+        (Ne, Sint | Uint) => Op::INotEqual,
+        (Lt, Sint) => Op::SLessThan,
+        (Le, Sint) => Op::SLessThanEqual,
+        (Gt, Sint) => Op::SGreaterThan,
+        (Ge, Sint) => Op::SGreaterThanEqual,
+        (Lt, Uint | Bool) => Op::ULessThan,
+        (Le, Uint | Bool) => Op::ULessThanEqual,
+        (Gt, Uint | Bool) => Op::UGreaterThan,
+        (Ge, Uint | Bool) => Op::UGreaterThanEqual,
     }
 }

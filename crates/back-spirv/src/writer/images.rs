@@ -25,9 +25,19 @@
 //!   `ImageMSArray`, `StorageImageMultisample`, `StorageImageExtendedFormats` (`rg32float`),
 //!   each only when such a type is declared.
 
+use super::lowering::{ImageOp, SampleKind};
 use super::*;
 use oxir_ir::types::{SampledKind, TexelFormat, TextureDim, TextureShape};
 use rspirv::spirv::{Dim, ImageFormat, ImageOperands};
+
+/// `OpTypeImage` operand `Depth`: not a depth image.
+const NOT_DEPTH: u32 = 0;
+/// `OpTypeImage` operand `Depth`: a depth image.
+const DEPTH: u32 = 1;
+/// `OpTypeImage` operand `Sampled`: used with a sampler.
+const SAMPLED_WITH_SAMPLER: u32 = 1;
+/// `OpTypeImage` operand `Sampled`: used without a sampler (a storage image).
+const STORAGE_IMAGE: u32 = 2;
 
 fn dim(d: TextureDim) -> Dim {
     match d {
@@ -83,10 +93,10 @@ impl Writer<'_> {
                     self.cap(Capability::ImageMSArray);
                 }
                 let (sampled, depth) = match kind {
-                    SampledKind::Float => (f32_, 0),
-                    SampledKind::Depth => (f32_, 1),
-                    SampledKind::Sint => (i32_, 0),
-                    SampledKind::Uint => (u32_, 0),
+                    SampledKind::Float => (f32_, NOT_DEPTH),
+                    SampledKind::Depth => (f32_, DEPTH),
+                    SampledKind::Sint => (i32_, NOT_DEPTH),
+                    SampledKind::Uint => (u32_, NOT_DEPTH),
                 };
                 self.b.type_image(
                     sampled,
@@ -94,7 +104,7 @@ impl Writer<'_> {
                     depth,
                     u32::from(shape.arrayed),
                     u32::from(shape.multisampled),
-                    1,
+                    SAMPLED_WITH_SAMPLER,
                     ImageFormat::Unknown,
                     None,
                 )
@@ -120,21 +130,21 @@ impl Writer<'_> {
                 let sampled = match fmt.channel_kind() {
                     ScalarKind::Sint => i32_,
                     ScalarKind::Uint => u32_,
-                    _ => f32_,
+                    ScalarKind::Float | ScalarKind::Bool => f32_,
                 };
                 self.b.type_image(
                     sampled,
                     dim(shape.dim),
-                    0,
+                    NOT_DEPTH,
                     u32::from(shape.arrayed),
                     u32::from(shape.multisampled),
-                    2,
+                    STORAGE_IMAGE,
                     format(fmt),
                     None,
                 )
             }
             TypeData::Sampler { .. } => self.b.type_sampler(),
-            ref other => return Err(format!("type {other:?} is not an image or sampler")),
+            ref other => return Err(format!("type {other:?} is not an image or sampler").into()),
         })
     }
 
@@ -249,14 +259,12 @@ impl Writer<'_> {
         self.op(o, Some(ft), None, vec![Operand::IdRef(id)])
     }
 
-    /// Writes `c` if it is a texture op; `false` otherwise.
-    pub(super) fn image(&mut self, f: &Function, c: &Operands) -> R<bool> {
-        use Opcode::*;
-        let (op, rid, rt) = (c.op, c.rid, c.rt.unwrap_or(0));
+    /// Writes the texture op `op`.
+    pub(super) fn image(&mut self, f: &Function, c: &Operands, op: ImageOp) -> R<()> {
+        let (rid, rt) = (c.rid, c.rt.unwrap_or(0));
         let args = &c.args;
         match op {
-            TextureSample | TextureSampleBias | TextureSampleLevel | TextureSampleGrad
-            | TextureSampleCompare => {
+            ImageOp::Sample(kind) => {
                 let tex = self.tex(f, args[0])?;
                 let layer = tex.shape.arrayed.then(|| args[3]);
                 let extra = 3 + usize::from(tex.shape.arrayed);
@@ -271,28 +279,28 @@ impl Writer<'_> {
                 )?;
                 let coord = self.layered(f, args[2], layer, true)?;
                 let mut ops = vec![Operand::IdRef(si), Operand::IdRef(coord)];
-                let opcode = match op {
-                    TextureSample => Op::ImageSampleImplicitLod,
-                    TextureSampleBias => {
+                let opcode = match kind {
+                    SampleKind::Implicit => Op::ImageSampleImplicitLod,
+                    SampleKind::Bias => {
                         let b = self.val(f, args[extra])?;
                         ops.push(Operand::ImageOperands(ImageOperands::BIAS));
                         ops.push(Operand::IdRef(b));
                         Op::ImageSampleImplicitLod
                     }
-                    TextureSampleLevel => {
+                    SampleKind::Level => {
                         let l = self.float_of(f, args[extra])?;
                         ops.push(Operand::ImageOperands(ImageOperands::LOD));
                         ops.push(Operand::IdRef(l));
                         Op::ImageSampleExplicitLod
                     }
-                    TextureSampleGrad => {
+                    SampleKind::Grad => {
                         let (dx, dy) = (self.val(f, args[extra])?, self.val(f, args[extra + 1])?);
                         ops.push(Operand::ImageOperands(ImageOperands::GRAD));
                         ops.push(Operand::IdRef(dx));
                         ops.push(Operand::IdRef(dy));
                         Op::ImageSampleExplicitLod
                     }
-                    _ => {
+                    SampleKind::Compare => {
                         let dref = self.val(f, args[extra])?;
                         let zero = self.b.type_float(32);
                         let zero = self.b.constant_bit32(zero, 0);
@@ -300,12 +308,12 @@ impl Writer<'_> {
                         ops.push(Operand::ImageOperands(ImageOperands::LOD));
                         ops.push(Operand::IdRef(zero));
                         self.op(Op::ImageSampleDrefExplicitLod, Some(rt), rid, ops)?;
-                        return Ok(true);
+                        return Ok(());
                     }
                 };
                 self.texel_result(tex, opcode, rt, rid, ops)?;
             }
-            TextureLoad => {
+            ImageOp::Load => {
                 let tex = self.tex(f, args[0])?;
                 let layer = tex.shape.arrayed.then(|| args[2]);
                 let extra = 2 + usize::from(tex.shape.arrayed);
@@ -314,7 +322,7 @@ impl Writer<'_> {
                 let mut ops = vec![Operand::IdRef(image), Operand::IdRef(coord)];
                 if tex.kind.is_none() {
                     self.op(Op::ImageRead, Some(rt), rid, ops)?;
-                    return Ok(true);
+                    return Ok(());
                 }
                 let x = self.val(f, args[extra])?;
                 ops.push(Operand::ImageOperands(if tex.shape.multisampled {
@@ -325,7 +333,7 @@ impl Writer<'_> {
                 ops.push(Operand::IdRef(x));
                 self.texel_result(tex, Op::ImageFetch, rt, rid, ops)?;
             }
-            TextureStore => {
+            ImageOp::Store => {
                 let tex = self.tex(f, args[0])?;
                 let layer = tex.shape.arrayed.then(|| args[2]);
                 let value = 2 + usize::from(tex.shape.arrayed);
@@ -334,14 +342,14 @@ impl Writer<'_> {
                 let v = self.val(f, args[value])?;
                 self.op(Op::ImageWrite, None, None, Self::ids(&[image, coord, v]))?;
             }
-            TextureDimensions | TextureNumLayers => {
+            ImageOp::Dimensions | ImageOp::NumLayers => {
                 self.cap(Capability::ImageQuery);
                 let tex = self.tex(f, args[0])?;
                 let image = self.val(f, args[0])?;
                 let base = match tex.shape.dim {
                     TextureDim::D1 => 1,
+                    TextureDim::D2 | TextureDim::Cube => 2,
                     TextureDim::D3 => 3,
-                    _ => 2,
                 };
                 let n = base + u32::from(tex.shape.arrayed);
                 let u = self.b.type_int(32, 0);
@@ -360,7 +368,7 @@ impl Writer<'_> {
                 } else {
                     self.op(Op::ImageQuerySize, Some(size_ty), None, Self::ids(&[image]))?
                 };
-                if op == TextureNumLayers {
+                if op == ImageOp::NumLayers {
                     self.op(
                         Op::CompositeExtract,
                         Some(rt),
@@ -382,18 +390,17 @@ impl Writer<'_> {
                     self.op(Op::VectorShuffle, Some(rt), rid, ops)?;
                 }
             }
-            TextureNumLevels | TextureNumSamples => {
+            ImageOp::NumLevels | ImageOp::NumSamples => {
                 self.cap(Capability::ImageQuery);
                 let image = self.val(f, args[0])?;
-                let o = if op == TextureNumLevels {
+                let o = if op == ImageOp::NumLevels {
                     Op::ImageQueryLevels
                 } else {
                     Op::ImageQuerySamples
                 };
                 self.op(o, Some(rt), rid, Self::ids(&[image]))?;
             }
-            _ => return Ok(false),
         }
-        Ok(true)
+        Ok(())
     }
 }

@@ -1,5 +1,6 @@
 //! One instruction: the operands every op needs ([`Operands`]), the dispatch to the
-//! per-concern modules, and conversions.
+//! per-concern modules by the op's [`Lowering`] (an exhaustive match: every writer gets
+//! its own typed selector), and conversions.
 //!
 //! Every error here is a preflight gap: the preflight refuses first.
 
@@ -7,7 +8,6 @@ use super::*;
 
 /// The operands of one instruction, resolved once.
 pub(super) struct Operands {
-    pub op: Opcode,
     pub inst: Inst,
     /// The result's id and type (oxir and SPIR-V), when the instruction has a result.
     pub rid: Option<Word>,
@@ -26,11 +26,9 @@ impl Writer<'_> {
     pub(super) fn inst(&mut self, f: &Function, inst: Inst, wg: [u32; 3]) -> R<()> {
         let data = f.dfg.inst(inst);
         let op = data.opcode;
-        if let Support::Refused(why) = opcode_support(op) {
-            return Err(format!("{why} (`{op}`)"));
-        }
+        let lowered = lowering(op);
         let result = f.dfg.inst_result(inst);
-        let rid = result.map(|r| self.values[&r]);
+        let rid = result.and_then(|r| self.values[r]);
         let rty_o = result.map(|r| f.dfg.value_type(r));
         let rt = match rty_o {
             Some(t) => Some(self.ty(t)?),
@@ -39,7 +37,11 @@ impl Writer<'_> {
         let args: Vec<Value> = data.args.iter().map(|&a| f.resolve(a)).collect();
         // Operands as ids (pointer operands of wrapped globals become access chains).
         let mut a = Vec::new();
-        if !matches!(op, Opcode::Access | Opcode::ArrayLength) {
+        let reads_base_itself = matches!(
+            lowered,
+            Lowering::Memory(MemoryOp::Access | MemoryOp::ArrayLength)
+        );
+        if !reads_base_itself {
             for &v in &args {
                 a.push(self.val(f, v)?);
             }
@@ -50,7 +52,6 @@ impl Writer<'_> {
             self.scalar_of(f.dfg.value_type(args[0])).ok()
         };
         let c = Operands {
-            op,
             inst,
             rid,
             rty: rty_o,
@@ -60,10 +61,15 @@ impl Writer<'_> {
             s0,
             workgroup_size: wg,
         };
-        if self.arith(f, &c)? || self.math(f, &c)? || self.memory(f, &c)? || self.image(f, &c)? {
-            return Ok(());
+        match lowered {
+            Lowering::Arith(a) => self.arith(f, &c, a),
+            Lowering::Math(m) => self.math(f, &c, m),
+            Lowering::Memory(m) => self.memory(f, &c, m),
+            Lowering::Register(r) => self.register(&c, r),
+            Lowering::Image(i) => self.image(f, &c, i),
+            Lowering::Terminator(_) => Err(format!("terminator `{op}` as an instruction").into()),
+            Lowering::Refused(why) => Err(format!("{why} (`{op}`)").into()),
         }
-        Err(format!("op `{op}`"))
     }
 
     /// A bool scalar/vector type id with the lanes of `ty`.

@@ -27,7 +27,16 @@ pub(crate) fn compute_builtin(b: Builtin) -> Option<BuiltIn> {
         Builtin::NumWorkgroups => BuiltIn::NumWorkgroups,
         Builtin::SubgroupInvocationId => BuiltIn::SubgroupLocalInvocationId,
         Builtin::SubgroupSize => BuiltIn::SubgroupSize,
-        _ => return None,
+        Builtin::Position
+        | Builtin::VertexIndex
+        | Builtin::InstanceIndex
+        | Builtin::BaseInstance
+        | Builtin::BaseVertex
+        | Builtin::FrontFacing
+        | Builtin::FragDepth
+        | Builtin::SampleIndex
+        | Builtin::SampleMask
+        | Builtin::PrimitiveIndex => return None,
     })
 }
 
@@ -40,7 +49,19 @@ pub(crate) fn input_builtin(kind: &FunctionKind, b: Builtin) -> Option<BuiltIn> 
             Builtin::InstanceIndex => BuiltIn::InstanceIndex,
             Builtin::BaseInstance => BuiltIn::BaseInstance,
             Builtin::BaseVertex => BuiltIn::BaseVertex,
-            _ => return None,
+            Builtin::Position
+            | Builtin::FrontFacing
+            | Builtin::FragDepth
+            | Builtin::SampleIndex
+            | Builtin::SampleMask
+            | Builtin::PrimitiveIndex
+            | Builtin::LocalInvocationId
+            | Builtin::LocalInvocationIndex
+            | Builtin::GlobalInvocationId
+            | Builtin::WorkgroupId
+            | Builtin::NumWorkgroups
+            | Builtin::SubgroupInvocationId
+            | Builtin::SubgroupSize => return None,
         }),
         FunctionKind::Fragment => Some(match b {
             Builtin::Position => BuiltIn::FragCoord,
@@ -48,9 +69,20 @@ pub(crate) fn input_builtin(kind: &FunctionKind, b: Builtin) -> Option<BuiltIn> 
             Builtin::SampleIndex => BuiltIn::SampleId,
             Builtin::SampleMask => BuiltIn::SampleMask,
             Builtin::PrimitiveIndex => BuiltIn::PrimitiveId,
-            _ => return None,
+            Builtin::VertexIndex
+            | Builtin::InstanceIndex
+            | Builtin::BaseInstance
+            | Builtin::BaseVertex
+            | Builtin::FragDepth
+            | Builtin::LocalInvocationId
+            | Builtin::LocalInvocationIndex
+            | Builtin::GlobalInvocationId
+            | Builtin::WorkgroupId
+            | Builtin::NumWorkgroups
+            | Builtin::SubgroupInvocationId
+            | Builtin::SubgroupSize => return None,
         }),
-        _ => None,
+        FunctionKind::Callable | FunctionKind::External => None,
     }
 }
 
@@ -64,10 +96,10 @@ pub(crate) fn output_builtin(kind: &FunctionKind, b: Builtin) -> Option<BuiltIn>
     }
 }
 
-/// The stage a special-register op may be read in (`None`: any stage), and its built-in.
-pub(crate) fn register_builtin(op: Opcode) -> Option<(Option<&'static str>, BuiltIn)> {
-    use Opcode::*;
-    Some(match op {
+/// The stage a special register may be read in (`None`: any stage), and its built-in.
+pub(crate) fn register_builtin(r: Register) -> (Option<&'static str>, BuiltIn) {
+    use Register::*;
+    match r {
         ThreadId => (Some("kernel"), BuiltIn::LocalInvocationId),
         WorkgroupId => (Some("kernel"), BuiltIn::WorkgroupId),
         DispatchId => (Some("kernel"), BuiltIn::GlobalInvocationId),
@@ -82,8 +114,7 @@ pub(crate) fn register_builtin(op: Opcode) -> Option<(Option<&'static str>, Buil
         VertexIndex => (Some("vertex"), BuiltIn::VertexIndex),
         InstanceIndex => (Some("vertex"), BuiltIn::InstanceIndex),
         BaseInstance => (Some("vertex"), BuiltIn::BaseInstance),
-        _ => return None,
-    })
+    }
 }
 
 /// An output variable of the entry point being written.
@@ -255,11 +286,11 @@ impl Writer<'_> {
                 .binding
                 .ok_or("entry parameter without a stage binding")?;
             let ty = f.dfg.value_type(p);
-            let id = self.values[&p];
+            let id = self.values[p].ok_or("an entry parameter without an id")?;
             match binding {
                 StageBinding::Builtin(b) => {
                     let bi = input_builtin(&f.kind, b)
-                        .ok_or_else(|| format!("built-in `{}` as an input", b.name()))?;
+                        .ok_or_else(|| Bug::from(format!("built-in `{}` as an input", b.name())))?;
                     self.load_builtin(bi, ty, Some(id))?;
                 }
                 StageBinding::Location { .. } => {
@@ -282,8 +313,9 @@ impl Writer<'_> {
                 .ok_or("entry result without a stage binding")?;
             match binding {
                 StageBinding::Builtin(b) => {
-                    let bi = output_builtin(&f.kind, b)
-                        .ok_or_else(|| format!("built-in `{}` as an output", b.name()))?;
+                    let bi = output_builtin(&f.kind, b).ok_or_else(|| {
+                        Bug::from(format!("built-in `{}` as an output", b.name()))
+                    })?;
                     let sample_mask = bi == BuiltIn::SampleMask;
                     let t = if sample_mask {
                         self.sample_mask_type()

@@ -7,20 +7,22 @@
 //! semantics (barriers order memory). A buffer global whose type is not a struct was wrapped
 //! in a one-member `Block` struct, so every use of its pointer goes through member 0.
 
+use super::lowering::AtomicOp;
 use super::*;
+use rspirv::spirv::MemorySemantics;
 
 impl Writer<'_> {
-    /// Writes `c` if it is one of this module's ops; `false` otherwise.
-    pub(super) fn memory(&mut self, f: &Function, c: &Operands) -> R<bool> {
-        let (op, rid, rt, rty_o) = (c.op, c.rid, c.rt, c.rty);
+    /// Writes the memory op `op`.
+    pub(super) fn memory(&mut self, f: &Function, c: &Operands, op: MemoryOp) -> R<()> {
+        let (rid, rt) = (c.rid, c.rt);
         let (args, a) = (&c.args, &c.a);
-        let rt_ = rt.unwrap_or(0);
-        use Opcode::*;
+        use MemoryOp::*;
         match op {
+            // The variable is declared in the function prologue.
             Alloca => {}
             Load | WorkgroupUniformLoad => {
                 if op == WorkgroupUniformLoad {
-                    self.barrier(spirv::Scope::Workgroup, 0x8 | 0x100)?;
+                    self.barrier(spirv::Scope::Workgroup, workgroup_semantics())?;
                 }
                 let (space, pointee) = self.pointer_space(f, args[0])?;
                 let lay = space_lay(space);
@@ -37,7 +39,7 @@ impl Writer<'_> {
                     self.relayout(v, pointee, lay, Lay::None, rid)?;
                 }
                 if op == WorkgroupUniformLoad {
-                    self.barrier(spirv::Scope::Workgroup, 0x8 | 0x100)?;
+                    self.barrier(spirv::Scope::Workgroup, workgroup_semantics())?;
                 }
             }
             Store => {
@@ -52,7 +54,7 @@ impl Writer<'_> {
                 let mut ops = Vec::new();
                 match f.dfg.value_def(base) {
                     ValueDef::Global(g) => {
-                        let gv = self.globals[&g];
+                        let gv = self.global(g);
                         self.mark_global(gv.id);
                         ops.push(Operand::IdRef(gv.id));
                         if gv.wrapped {
@@ -69,7 +71,7 @@ impl Writer<'_> {
             ArrayLength => {
                 let (g, member) = array_length_base(self.m, f, args[0])
                     .ok_or("array_length of a pointer that is not a buffer's runtime array")?;
-                let gv = self.globals[&g];
+                let gv = self.global(g);
                 self.mark_global(gv.id);
                 self.op(
                     Op::ArrayLength,
@@ -78,60 +80,71 @@ impl Writer<'_> {
                     vec![Operand::IdRef(gv.id), Operand::LiteralBit32(member)],
                 )?;
             }
-            AtomicLoad
-            | AtomicStore
-            | AtomicExchange
-            | AtomicCompareExchange
-            | AtomicAdd
-            | AtomicSub
-            | AtomicAnd
-            | AtomicOr
-            | AtomicXor
-            | AtomicMin
-            | AtomicMax => {
-                let (space, pointee) = self.pointer_space(f, args[0])?;
-                let s = self.scalar_of(pointee)?;
-                if s.bits == 64 {
-                    self.cap(Capability::Int64Atomics);
-                }
-                let scope = self.const_u32(if space == AddressSpace::Workgroup {
-                    spirv::Scope::Workgroup as u32
-                } else {
-                    spirv::Scope::Device as u32
-                });
-                let sem = self.const_u32(0);
-                let o = match op {
-                    AtomicLoad => Op::AtomicLoad,
-                    AtomicStore => Op::AtomicStore,
-                    AtomicExchange => Op::AtomicExchange,
-                    AtomicCompareExchange => Op::AtomicCompareExchange,
-                    AtomicAdd => Op::AtomicIAdd,
-                    AtomicSub => Op::AtomicISub,
-                    AtomicAnd => Op::AtomicAnd,
-                    AtomicOr => Op::AtomicOr,
-                    AtomicXor => Op::AtomicXor,
-                    AtomicMin if s.kind == ScalarKind::Sint => Op::AtomicSMin,
-                    AtomicMin => Op::AtomicUMin,
-                    AtomicMax if s.kind == ScalarKind::Sint => Op::AtomicSMax,
-                    _ => Op::AtomicUMax,
-                };
-                let mut ops = vec![a[0], scope, sem];
-                if op == AtomicCompareExchange {
-                    ops.push(sem);
-                    ops.push(a[2]);
-                    ops.push(a[1]);
-                } else {
-                    ops.extend(&a[1..]);
-                }
-                self.op(o, rt, rid, Self::ids(&ops))?;
-            }
-            WorkgroupBarrier => self.barrier(spirv::Scope::Workgroup, 0x8 | 0x100)?,
-            StorageBarrier => self.barrier(spirv::Scope::Device, 0x8 | 0x40)?,
+            Atomic(atomic) => self.atomic(f, c, atomic)?,
+            WorkgroupBarrier => self.barrier(spirv::Scope::Workgroup, workgroup_semantics())?,
+            StorageBarrier => self.barrier(
+                spirv::Scope::Device,
+                MemorySemantics::ACQUIRE_RELEASE | MemorySemantics::UNIFORM_MEMORY,
+            )?,
+        }
+        Ok(())
+    }
+
+    /// Writes an atomic: `Workgroup` scope on workgroup memory, `Device` elsewhere,
+    /// relaxed semantics.
+    fn atomic(&mut self, f: &Function, c: &Operands, op: AtomicOp) -> R<()> {
+        let (rid, rt, a) = (c.rid, c.rt, &c.a);
+        let (space, pointee) = self.pointer_space(f, c.args[0])?;
+        let s = self.scalar_of(pointee)?;
+        if s.bits == 64 {
+            self.cap(Capability::Int64Atomics);
+        }
+        let scope = self.const_u32(if space == AddressSpace::Workgroup {
+            spirv::Scope::Workgroup as u32
+        } else {
+            spirv::Scope::Device as u32
+        });
+        let sem = self.const_u32(MemorySemantics::RELAXED.bits());
+        let signed = s.kind == ScalarKind::Sint;
+        let o = match op {
+            AtomicOp::Load => Op::AtomicLoad,
+            AtomicOp::Store => Op::AtomicStore,
+            AtomicOp::Exchange => Op::AtomicExchange,
+            AtomicOp::CompareExchange => Op::AtomicCompareExchange,
+            AtomicOp::Add => Op::AtomicIAdd,
+            AtomicOp::Sub => Op::AtomicISub,
+            AtomicOp::And => Op::AtomicAnd,
+            AtomicOp::Or => Op::AtomicOr,
+            AtomicOp::Xor => Op::AtomicXor,
+            AtomicOp::Min if signed => Op::AtomicSMin,
+            AtomicOp::Min => Op::AtomicUMin,
+            AtomicOp::Max if signed => Op::AtomicSMax,
+            AtomicOp::Max => Op::AtomicUMax,
+        };
+        let mut ops = vec![a[0], scope, sem];
+        if op == AtomicOp::CompareExchange {
+            // Unequal semantics, then the value, then the comparator.
+            ops.push(sem);
+            ops.push(a[2]);
+            ops.push(a[1]);
+        } else {
+            ops.extend(&a[1..]);
+        }
+        self.op(o, rt, rid, Self::ids(&ops))?;
+        Ok(())
+    }
+
+    /// Writes a special-register read: a built-in input, or the workgroup size constant.
+    pub(super) fn register(&mut self, c: &Operands, r: Register) -> R<()> {
+        let (rid, rt) = (c.rid, c.rt);
+        let ty = c.rty.ok_or("a special register without a result")?;
+        use Register::*;
+        match r {
             ThreadId | WorkgroupId | DispatchId | LocalInvocationIndex | NumWorkgroups
             | SubgroupInvocationId | SubgroupSize | FragCoord | FrontFacing | SampleIndex
             | PrimitiveId | VertexIndex | InstanceIndex | BaseInstance => {
-                let (_, bi) = interface::register_builtin(op).ok_or("special register")?;
-                self.load_builtin(bi, rty_o.ok_or("register without type")?, rid)?;
+                let (_, bi) = interface::register_builtin(r);
+                self.load_builtin(bi, ty, rid)?;
             }
             WorkgroupSize | DispatchSize => {
                 let parts: Vec<Word> = c
@@ -139,31 +152,28 @@ impl Writer<'_> {
                     .iter()
                     .map(|&x| self.const_u32(x))
                     .collect();
-                let size = self.b.constant_composite(rt_, parts);
-                if op == WorkgroupSize {
+                let size = self.b.constant_composite(rt.unwrap_or(0), parts);
+                if r == WorkgroupSize {
                     self.op(Op::CopyObject, rt, rid, vec![Operand::IdRef(size)])?;
                 } else {
-                    let n = self.load_builtin(BuiltIn::NumWorkgroups, rty_o.unwrap(), None)?;
+                    let n = self.load_builtin(BuiltIn::NumWorkgroups, ty, None)?;
                     self.op(Op::IMul, rt, rid, Self::ids(&[n, size]))?;
                 }
             }
-            _ => return Ok(false),
         }
-        Ok(true)
+        Ok(())
     }
 
     /// The SPIR-V id of an oxir value (emitting an access chain for a wrapped buffer).
     pub(super) fn val(&mut self, f: &Function, v: Value) -> R<Word> {
         let v = f.resolve(v);
         match f.dfg.value_def(v) {
-            ValueDef::Result(_) | ValueDef::Param(..) => self
-                .values
-                .get(&v)
-                .copied()
-                .ok_or_else(|| format!("value {v} has no id")),
+            ValueDef::Result(_) | ValueDef::Param(..) => {
+                self.values[v].ok_or_else(|| Bug::from(format!("value {v} has no id")))
+            }
             ValueDef::Const(c) => self.constant(c),
             ValueDef::Global(g) => {
-                let gv = self.globals[&g];
+                let gv = self.global(g);
                 self.mark_global(gv.id);
                 if gv.wrapped {
                     let pt = self.ty(f.dfg.value_type(v))?;
@@ -173,7 +183,7 @@ impl Writer<'_> {
                     Ok(gv.id)
                 }
             }
-            other => Err(format!("value {v} is {other:?}")),
+            other => Err(format!("value {v} is {other:?}").into()),
         }
     }
 
@@ -193,7 +203,7 @@ impl Writer<'_> {
     /// buffer global's own `Block` struct, or the type in the space's layout.
     fn memory_type(&mut self, f: &Function, ptr: Value, pointee: Type, lay: Lay) -> R<Word> {
         if let ValueDef::Global(g) = f.dfg.value_def(f.resolve(ptr)) {
-            if let Some(t) = self.globals[&g].block_ty {
+            if let Some(t) = self.global(g).block_ty {
                 return Ok(t);
             }
         }
@@ -241,7 +251,7 @@ impl Writer<'_> {
         let parts: Vec<Type> = match self.tdata(ty) {
             TypeData::Array { elem, len } => vec![*elem; *len as usize],
             TypeData::Struct(st) => st.members.iter().map(|m| m.ty).collect(),
-            _ => unreachable!(),
+            _ => return Err(format!("relayout of {}", self.m.types.display(ty)).into()),
         };
         let mut ids = Vec::new();
         for (i, part) in parts.into_iter().enumerate() {
@@ -264,13 +274,19 @@ impl Writer<'_> {
         }
     }
 
-    pub(super) fn barrier(&mut self, memory: spirv::Scope, semantics: u32) -> R<()> {
+    /// A control barrier with workgroup execution scope.
+    pub(super) fn barrier(&mut self, memory: spirv::Scope, semantics: MemorySemantics) -> R<()> {
         let exec = self.const_u32(spirv::Scope::Workgroup as u32);
         let mem = self.const_u32(memory as u32);
-        let sem = self.const_u32(semantics);
+        let sem = self.const_u32(semantics.bits());
         self.op(Op::ControlBarrier, None, None, Self::ids(&[exec, mem, sem]))?;
         Ok(())
     }
+}
+
+/// The semantics of a workgroup barrier: acquire-release on workgroup memory.
+pub(super) fn workgroup_semantics() -> MemorySemantics {
+    MemorySemantics::ACQUIRE_RELEASE | MemorySemantics::WORKGROUP_MEMORY
 }
 
 /// The buffer global and member index `array_length ptr` measures: `ptr` is a runtime-array

@@ -1,12 +1,20 @@
-//! The SPIR-V writer (see the crate docs for the plan). Every error here is a preflight gap:
-//! the preflight should have refused the module first.
+//! The SPIR-V writer (see the crate docs for the plan). Every error here is a preflight gap
+//! (the preflight should have refused the module first) or an `rspirv` builder error: a
+//! [`Bug`], reported as [`Error::Internal`] at the function, block and instruction being
+//! written ([`Writer::at`]).
 //!
+//! - [`lowering`]: the one exhaustive match over [`Opcode`], routing each op to its writer.
 //! - [`types`]: types with layout decorations, constants, global variables.
 //! - [`interface`]: entry-point interfaces (built-in and location variables).
 //! - [`images`]: image and sampler types, sampling, fetches, stores and queries.
 //! - [`functions`]: functions, structured control flow, block parameters as `OpPhi`.
 //! - [`instructions`]: the per-instruction dispatch and conversions; [`arith`], [`math`]
 //!   and [`memory`] write the ops of their concern.
+//!
+//! Per-entity state is kept in `SecondaryMap`s keyed by the IR's dense entities. The maps
+//! that stay `HashMap`s have keys that are not one entity: `u32_consts` (a literal value),
+//! `builtins` (a SPIR-V built-in with a type and a stage flag); both are only looked up,
+//! never iterated, so they cannot affect the output order.
 //!
 //! Invariants: ids come from one `rspirv` builder in a fixed order (module order of
 //! globals and functions, layout order of blocks and instructions), so the same input
@@ -18,15 +26,18 @@ mod functions;
 mod images;
 mod instructions;
 mod interface;
+mod lowering;
 mod math;
 mod memory;
 mod types;
 
 use instructions::Operands;
 pub(crate) use interface::{input_builtin, output_builtin, register_builtin};
+pub(crate) use lowering::{lowering, ArithOp, BitOp, Lowering, MemoryOp, Register, TerminatorOp};
 pub(crate) use memory::array_length_base;
 
-use crate::{opcode_support, Options, Support, TargetEnv};
+use crate::{Error, Location, Options, TargetEnv};
+use cranelift_entity::SecondaryMap;
 use oxir_ir::data_layout::{layout_of, LayoutRules};
 use oxir_ir::function::FunctionKind;
 use oxir_ir::types::{AddressSpace, Scalar, ScalarKind, TypeData};
@@ -38,7 +49,54 @@ use rspirv::dr::{Builder, InsertPoint, Instruction, Operand};
 use rspirv::spirv::{self, BuiltIn, Capability, Decoration, GLOp, Op, StorageClass, Word};
 use std::collections::{BTreeSet, HashMap};
 
-type R<T> = Result<T, String>;
+/// A writer failure: what went wrong. The writer adds where ([`Writer::at`]) when it
+/// turns it into [`Error::Internal`].
+#[derive(Debug)]
+pub(crate) struct Bug(String);
+
+impl From<String> for Bug {
+    fn from(message: String) -> Self {
+        Bug(message)
+    }
+}
+
+impl From<&str> for Bug {
+    fn from(message: &str) -> Self {
+        Bug(message.to_string())
+    }
+}
+
+impl From<rspirv::dr::Error> for Bug {
+    fn from(e: rspirv::dr::Error) -> Self {
+        Bug(format!("rspirv: {e}"))
+    }
+}
+
+impl From<oxir_ir::data_layout::LayoutError> for Bug {
+    fn from(e: oxir_ir::data_layout::LayoutError) -> Self {
+        Bug(format!("layout: {e}"))
+    }
+}
+
+type R<T> = Result<T, Bug>;
+
+/// The SPIR-V ids of one oxir type, one per layout variant.
+#[derive(Copy, Clone, Debug, Default)]
+struct TypeIds {
+    plain: Option<Word>,
+    std430: Option<Word>,
+    std140: Option<Word>,
+}
+
+impl TypeIds {
+    fn slot(&mut self, lay: Lay) -> &mut Option<Word> {
+        match lay {
+            Lay::None => &mut self.plain,
+            Lay::Std430 => &mut self.std430,
+            Lay::Std140 => &mut self.std140,
+        }
+    }
+}
 
 /// Layout variant of a type: buffers need explicit offsets and strides, other memory none.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -62,7 +120,10 @@ fn space_lay(space: AddressSpace) -> Lay {
     match space {
         AddressSpace::Storage(_) | AddressSpace::PushConstant => Lay::Std430,
         AddressSpace::Uniform => Lay::Std140,
-        _ => Lay::None,
+        AddressSpace::Function
+        | AddressSpace::Private
+        | AddressSpace::Workgroup
+        | AddressSpace::Handle => Lay::None,
     }
 }
 
@@ -93,31 +154,50 @@ struct Writer<'a> {
     m: &'a Module,
     options: &'a Options,
     b: Builder,
-    caps: BTreeSet<u32>,
+    caps: BTreeSet<Capability>,
     exts: BTreeSet<&'static str>,
-    types: HashMap<(Type, Lay), Word>,
-    consts: HashMap<Const, Word>,
+    types: SecondaryMap<Type, TypeIds>,
+    consts: SecondaryMap<Const, Option<Word>>,
     u32_consts: HashMap<u32, Word>,
-    globals: HashMap<Global, GlobalVar>,
+    globals: SecondaryMap<Global, Option<GlobalVar>>,
     /// Built-in input variables by (built-in, type, read by a fragment entry point).
     builtins: HashMap<(BuiltIn, Type, bool), Word>,
     /// The entry point being written is a fragment shader.
     fragment: bool,
     glsl: Option<Word>,
+    /// What is being written, for [`Error::Internal`].
+    at: Location,
     // Per function:
-    values: HashMap<Value, Word>,
-    labels: HashMap<Block, Word>,
-    exit_labels: HashMap<Block, Word>,
+    values: SecondaryMap<Value, Option<Word>>,
+    /// The label of every block in the layout.
+    labels: SecondaryMap<Block, Option<Word>>,
+    /// The label of the SPIR-V block that ends each oxir block (its phi predecessor).
+    exit_labels: SecondaryMap<Block, Option<Word>>,
     interface: Vec<Word>,
-    cont_values: HashMap<Block, Vec<Word>>,
-    temps: HashMap<Inst, Word>,
+    cont_values: SecondaryMap<Block, Vec<Word>>,
+    temps: SecondaryMap<Inst, Option<Word>>,
     /// The output variables of the entry point being written, one per result.
     outputs: Vec<interface::OutputVar>,
 }
 
 impl<'a> Writer<'a> {
     fn cap(&mut self, c: Capability) {
-        self.caps.insert(c as u32);
+        self.caps.insert(c);
+    }
+
+    /// The label of `block` (every block in the layout has one, given before any is used).
+    fn label(&self, block: Block) -> Word {
+        self.labels[block].expect("every block in the layout has a label")
+    }
+
+    /// The label of the SPIR-V block that ends `block`.
+    fn exit_label(&self, block: Block) -> Word {
+        self.exit_labels[block].expect("every block in the layout has an exit label")
+    }
+
+    /// The variable of global `g` (every global is declared before functions are written).
+    fn global(&self, g: Global) -> GlobalVar {
+        self.globals[g].expect("every global is declared first")
     }
 
     fn extension(&mut self, name: &'static str) {
@@ -137,10 +217,10 @@ impl<'a> Writer<'a> {
                 _ => None,
             })
             .ok_or_else(|| {
-                format!(
+                Bug::from(format!(
                     "expected a scalar or vector, got {}",
                     self.m.types.display(ty)
-                )
+                ))
             })
     }
 
@@ -159,14 +239,9 @@ impl<'a> Writer<'a> {
         result: Option<Word>,
         operands: Vec<Operand>,
     ) -> R<Word> {
-        let id = match ty {
-            Some(_) => Some(result.unwrap_or_else(|| self.b.id())),
-            None => None,
-        };
+        let id = ty.map(|_| result.unwrap_or_else(|| self.b.id()));
         let inst = Instruction::new(opcode, ty, id, operands);
-        self.b
-            .insert_into_block(InsertPoint::End, inst)
-            .map_err(|e| e.to_string())?;
+        self.b.insert_into_block(InsertPoint::End, inst)?;
         if matches!(
             opcode,
             Op::Branch
@@ -177,7 +252,7 @@ impl<'a> Writer<'a> {
                 | Op::Kill
                 | Op::TerminateInvocation
         ) {
-            self.b.select_block(None).map_err(|e| e.to_string())?;
+            self.b.select_block(None)?;
         }
         Ok(id.unwrap_or(0))
     }
@@ -191,15 +266,13 @@ impl<'a> Writer<'a> {
                 s
             }
         };
-        self.b
-            .ext_inst(
-                ty,
-                result,
-                set,
-                inst as u32,
-                args.iter().map(|&a| Operand::IdRef(a)),
-            )
-            .map_err(|e| e.to_string())
+        Ok(self.b.ext_inst(
+            ty,
+            result,
+            set,
+            inst as u32,
+            args.iter().map(|&a| Operand::IdRef(a)),
+        )?)
     }
 
     fn ids(args: &[Word]) -> Vec<Operand> {
@@ -236,51 +309,73 @@ fn half_bits(x: f32) -> u16 {
     h as u16
 }
 
-/// Writes a prepared, preflighted module.
-pub(crate) fn write(module: &Module, options: &Options) -> R<Vec<u32>> {
+/// Writes a prepared, preflighted module; a failure is an [`Error::Internal`] at what was
+/// being written.
+pub(crate) fn write(module: &Module, options: &Options) -> Result<Vec<u32>, Error> {
     let mut w = Writer {
         m: module,
         options,
         b: Builder::new(),
         caps: BTreeSet::new(),
         exts: BTreeSet::new(),
-        types: HashMap::new(),
-        consts: HashMap::new(),
+        types: SecondaryMap::new(),
+        consts: SecondaryMap::new(),
         u32_consts: HashMap::new(),
-        globals: HashMap::new(),
+        globals: SecondaryMap::new(),
         builtins: HashMap::new(),
         fragment: false,
         glsl: None,
-        values: HashMap::new(),
-        labels: HashMap::new(),
-        exit_labels: HashMap::new(),
+        at: Location::default(),
+        values: SecondaryMap::new(),
+        labels: SecondaryMap::new(),
+        exit_labels: SecondaryMap::new(),
         interface: Vec::new(),
-        cont_values: HashMap::new(),
-        temps: HashMap::new(),
+        cont_values: SecondaryMap::new(),
+        temps: SecondaryMap::new(),
         outputs: Vec::new(),
     };
-    let (major, minor) = options.target_env.spirv_version();
-    w.b.set_version(major, minor);
-    w.cap(Capability::Shader);
-    w.b.memory_model(spirv::AddressingModel::Logical, spirv::MemoryModel::GLSL450);
-    w.declare_globals()?;
-    let uses_storage = module
-        .globals
-        .values()
-        .any(|g| matches!(g.space, AddressSpace::Storage(_)));
-    if uses_storage && options.target_env == TargetEnv::Vulkan1_0 {
-        w.extension("SPV_KHR_storage_buffer_storage_class");
+    match w.write_module() {
+        Ok(words) => Ok(words),
+        Err(Bug(message)) => Err(Error::Internal {
+            location: w.at,
+            message,
+        }),
     }
-    for func in module.functions.values() {
-        w.write_function(func)?;
+}
+
+impl Writer<'_> {
+    fn write_module(&mut self) -> R<Vec<u32>> {
+        let (module, options) = (self.m, self.options);
+        let w = self;
+        let (major, minor) = options.target_env.spirv_version();
+        w.b.set_version(major, minor);
+        w.cap(Capability::Shader);
+        w.b.memory_model(spirv::AddressingModel::Logical, spirv::MemoryModel::GLSL450);
+        w.declare_globals()?;
+        let uses_storage = module
+            .globals
+            .values()
+            .any(|g| matches!(g.space, AddressSpace::Storage(_)));
+        if uses_storage && options.target_env == TargetEnv::Vulkan1_0 {
+            w.extension("SPV_KHR_storage_buffer_storage_class");
+        }
+        for func in module.functions.values() {
+            w.at = Location {
+                function: Some(func.name.clone()),
+                ..Location::default()
+            };
+            w.write_function(func)?;
+        }
+        w.at = Location::default();
+        for cap in w.caps.clone() {
+            w.b.capability(cap);
+        }
+        for e in w.exts.clone() {
+            w.b.extension(e);
+        }
+        use rspirv::binary::Assemble;
+        // `module()` consumes the builder and sets the header's id bound.
+        let builder = std::mem::replace(&mut w.b, Builder::new());
+        Ok(builder.module().assemble())
     }
-    for c in w.caps.clone() {
-        let cap: Capability = Capability::from_u32(c).ok_or("capability")?;
-        w.b.capability(cap);
-    }
-    for e in w.exts.clone() {
-        w.b.extension(e);
-    }
-    use rspirv::binary::Assemble;
-    Ok(w.b.module().assemble())
 }

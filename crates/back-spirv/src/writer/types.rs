@@ -19,7 +19,7 @@ impl Writer<'_> {
                     16 => self.cap(Capability::Int16),
                     32 => {}
                     64 => self.cap(Capability::Int64),
-                    _ => return Err(format!("{}-bit integers", s.bits)),
+                    _ => return Err(format!("{}-bit integers", s.bits).into()),
                 }
                 self.b
                     .type_int(u32::from(s.bits), u32::from(s.kind == ScalarKind::Sint))
@@ -30,7 +30,7 @@ impl Writer<'_> {
                 } else if s.bits == 16 {
                     self.cap(Capability::Float16);
                 } else if s.bits != 32 {
-                    return Err(format!("{}-bit floats", s.bits));
+                    return Err(format!("{}-bit floats", s.bits).into());
                 }
                 self.b.type_float(u32::from(s.bits))
             }
@@ -42,7 +42,7 @@ impl Writer<'_> {
     }
 
     pub(super) fn type_lay(&mut self, ty: Type, lay: Lay) -> R<Word> {
-        if let Some(&id) = self.types.get(&(ty, lay)) {
+        if let Some(id) = *self.types[ty].slot(lay) {
             return Ok(id);
         }
         let id = match self.tdata(ty) {
@@ -84,15 +84,15 @@ impl Writer<'_> {
             TypeData::Texture { .. }
             | TypeData::StorageTexture { .. }
             | TypeData::Sampler { .. } => self.image_type(ty)?,
-            other => return Err(format!("type {other:?}")),
+            TypeData::Opaque(_) => return Err(format!("type {}", self.m.types.display(ty)).into()),
         };
-        self.types.insert((ty, lay), id);
+        *self.types[ty].slot(lay) = Some(id);
         Ok(id)
     }
 
     pub(super) fn array_stride(&mut self, id: Word, ty: Type, lay: Lay) -> R<()> {
         if let Some(rules) = lay.rules() {
-            let layout = layout_of(&self.m.types, ty, rules).map_err(|e| e.to_string())?;
+            let layout = layout_of(&self.m.types, ty, rules)?;
             let stride = layout.stride.ok_or("array without stride")?;
             self.b
                 .decorate(id, Decoration::ArrayStride, [Operand::LiteralBit32(stride)]);
@@ -112,7 +112,7 @@ impl Writer<'_> {
         let id = self.b.id();
         self.b.type_struct_id(Some(id), members);
         if let Some(rules) = lay.rules() {
-            let layout = layout_of(&self.m.types, ty, rules).map_err(|e| e.to_string())?;
+            let layout = layout_of(&self.m.types, ty, rules)?;
             for (i, m) in st.members.iter().enumerate() {
                 self.member_layout(id, i as u32, m.ty, layout.offsets[i], rules)?;
             }
@@ -140,8 +140,7 @@ impl Writer<'_> {
             match self.tdata(inner) {
                 TypeData::Array { elem, .. } | TypeData::RuntimeArray { elem } => inner = *elem,
                 TypeData::Matrix { .. } => {
-                    let layout =
-                        layout_of(&self.m.types, inner, rules).map_err(|e| e.to_string())?;
+                    let layout = layout_of(&self.m.types, inner, rules)?;
                     let stride = layout.stride.ok_or("matrix without stride")?;
                     self.b.member_decorate(st, index, Decoration::ColMajor, []);
                     self.b.member_decorate(
@@ -236,7 +235,7 @@ impl Writer<'_> {
     }
 
     pub(super) fn constant(&mut self, c: Const) -> R<Word> {
-        if let Some(&id) = self.consts.get(&c) {
+        if let Some(id) = self.consts[c] {
             return Ok(id);
         }
         let data = self.m.consts.get(c);
@@ -260,7 +259,7 @@ impl Writer<'_> {
                 id
             }
         };
-        self.consts.insert(c, id);
+        self.consts[c] = Some(id);
         Ok(id)
     }
 
@@ -279,8 +278,7 @@ impl Writer<'_> {
                     }
                     let id = self.b.id();
                     self.b.type_struct_id(Some(id), members);
-                    let layout =
-                        layout_of(&self.m.types, data.ty, rules).map_err(|e| e.to_string())?;
+                    let layout = layout_of(&self.m.types, data.ty, rules)?;
                     for (i, m) in s.members.iter().enumerate() {
                         self.member_layout(id, i as u32, m.ty, layout.offsets[i], rules)?;
                     }
@@ -335,14 +333,11 @@ impl Writer<'_> {
                 }
             }
             let block_ty = (is_buffer && !wrapped).then_some(var_ty);
-            self.globals.insert(
-                g,
-                GlobalVar {
-                    id,
-                    wrapped,
-                    block_ty,
-                },
-            );
+            self.globals[g] = Some(GlobalVar {
+                id,
+                wrapped,
+                block_ty,
+            });
         }
         Ok(())
     }
@@ -375,7 +370,11 @@ impl Writer<'_> {
             self.cap(match space {
                 AddressSpace::Uniform => Capability::UniformAndStorageBuffer8BitAccess,
                 AddressSpace::PushConstant => Capability::StoragePushConstant8,
-                _ => Capability::StorageBuffer8BitAccess,
+                AddressSpace::Storage(_)
+                | AddressSpace::Function
+                | AddressSpace::Private
+                | AddressSpace::Workgroup
+                | AddressSpace::Handle => Capability::StorageBuffer8BitAccess,
             });
             if version < (1, 5) {
                 self.extension("SPV_KHR_8bit_storage");
@@ -385,7 +384,11 @@ impl Writer<'_> {
             self.cap(match space {
                 AddressSpace::Uniform => Capability::UniformAndStorageBuffer16BitAccess,
                 AddressSpace::PushConstant => Capability::StoragePushConstant16,
-                _ => Capability::StorageBuffer16BitAccess,
+                AddressSpace::Storage(_)
+                | AddressSpace::Function
+                | AddressSpace::Private
+                | AddressSpace::Workgroup
+                | AddressSpace::Handle => Capability::StorageBuffer16BitAccess,
             });
             if version < (1, 3) {
                 self.extension("SPV_KHR_16bit_storage");

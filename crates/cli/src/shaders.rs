@@ -154,7 +154,7 @@ fn report(path: &Path, text: &str, error: &Error) -> Failure {
             Failure::Rejected
         }
         Error::PassRefused(_)
-        | Error::Unsupported(_)
+        | Error::Unsupported { .. }
         | Error::BackendInternal(_)
         | Error::Disassembly(_) => {
             eprintln!("error: {}: {error}", path.display());

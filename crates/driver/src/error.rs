@@ -52,10 +52,16 @@ pub enum Error {
     /// A pass of the target's pipeline refused its input or failed: `pass NAME: message`.
     #[error("pass {0}")]
     PassRefused(PipelineError),
-    /// The back-end's preflight or writer refused the module: it uses something the target
-    /// cannot express (`unsupported: ...`).
-    #[error("unsupported: {0}")]
-    Unsupported(String),
+    /// The back-end's preflight refused the module: it uses something the target cannot
+    /// express (`unsupported: ...`). `location` is the function, block and instruction
+    /// that uses it (empty parts for module-level refusals).
+    #[error("unsupported: {what}")]
+    Unsupported {
+        /// What the target cannot express.
+        what: String,
+        /// Where the module uses it.
+        location: oxir_spirv::Location,
+    },
     /// The back-end was handed a module its writer does not accept after the pipeline ran:
     /// a bug in oxir, not in the input.
     #[error(transparent)]
@@ -79,7 +85,7 @@ impl Error {
             | Error::NotAShader
             | Error::Verification(_)
             | Error::PassRefused(_)
-            | Error::Unsupported(_)
+            | Error::Unsupported { .. }
             | Error::BackendInternal(_)
             | Error::Disassembly(_) => None,
         }
@@ -88,10 +94,12 @@ impl Error {
     /// Maps the SPIR-V back-end's error to the layer it comes from.
     pub(crate) fn from_spirv(error: oxir_spirv::Error) -> Self {
         match error {
-            oxir_spirv::Error::Unsupported(what) => Error::Unsupported(what),
-            oxir_spirv::Error::Invalid(_) | oxir_spirv::Error::Pipeline(_) => {
-                Error::BackendInternal(error)
+            oxir_spirv::Error::Unsupported { what, location } => {
+                Error::Unsupported { what, location }
             }
+            oxir_spirv::Error::Internal { .. }
+            | oxir_spirv::Error::Invalid(_)
+            | oxir_spirv::Error::Pipeline(_) => Error::BackendInternal(error),
         }
     }
 }

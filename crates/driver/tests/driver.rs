@@ -196,7 +196,12 @@ fn pipeline_and_back_end_rejections_are_pass_and_unsupported_errors() {
         Target::SpirvAsm,
         &options,
     );
-    assert!(matches!(error, Error::Unsupported(_)), "{error:?}");
+    match &error {
+        Error::Unsupported { location, .. } => {
+            assert_eq!(location.to_string(), "@main, block0, inst0", "{error:?}")
+        }
+        other => panic!("{other:?}"),
+    }
     assert!(error.to_string().starts_with("unsupported: "), "{error}");
     assert!(error.to_string().contains("print"), "{error}");
 }

@@ -85,6 +85,7 @@ use oxir_ir::{Block, Func, Function, Inst, Module, Opcode, Payload, Value, Value
 use smallvec::SmallVec;
 
 pass_info! {
+    pass: "dce",
     /// Counters of `dce` (`reference/luisa_xir.md` §4.2).
     pub struct DceInfo {
         /// Instructions removed from kept blocks.

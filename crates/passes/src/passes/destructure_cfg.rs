@@ -51,6 +51,7 @@ use oxir_ir::{
 };
 
 pass_info! {
+    pass: "destructure-cfg",
     /// Counters of `destructure-cfg` (`reference/luisa_xir.md` §4.1).
     pub struct DestructureCfgInfo {
         /// `if` terminators rewritten to `cond_br`.
@@ -94,6 +95,7 @@ pub fn preflight_function(module: &Module, func: Func) -> DestructureCfgInfo {
     let mut info = DestructureCfgInfo::default();
     let Some(function) = module.functions.get(func) else {
         info.error_count = 1;
+        info.note_refusal(None, None);
         return info;
     };
     if !function.is_definition() || function.entry_block().is_none() {
@@ -103,7 +105,11 @@ pub fn preflight_function(module: &Module, func: Func) -> DestructureCfgInfo {
         require_terminated_blocks: false,
         ..VerifierOptions::default()
     };
-    info.error_count = verify_function(module, func, &options).errors.len() as u64;
+    let report = verify_function(module, func, &options);
+    info.error_count = report.errors.len() as u64;
+    if info.error_count > 0 {
+        info.note_refusal(Some(&function.name), None);
+    }
 
     // Blocks a construct owns must be terminated; count each leaked block once.
     let mut counted: Vec<Block> = Vec::new();
@@ -130,6 +136,7 @@ pub fn preflight_function(module: &Module, func: Func) -> DestructureCfgInfo {
             {
                 counted.push(owned_block);
                 info.leaked_block_count += 1;
+                info.note_refusal(Some(&function.name), Some(owned_block));
             }
         }
     }

@@ -43,6 +43,7 @@ use crate::util::definitions;
 use oxir_ir::{Func, Inst, Module, Opcode};
 
 pass_info! {
+    pass: "hoist-allocas",
     /// Counters of `hoist-allocas`.
     pub struct HoistAllocasInfo {
         /// Allocas moved to the entry block's leading run of allocas.

@@ -83,6 +83,7 @@ use oxir_ir::{
 };
 
 crate::pass_info! {
+    pass: "inline",
     /// Counters of `inline`, `inline-all` and `inline_call_sites`.
     pub struct InlineInfo {
         inlined_call_count,
@@ -163,9 +164,8 @@ enum Scope<'a> {
 
 fn run(module: &mut Module, scope: Scope<'_>, budgets: Option<InlineOptions>) -> InlineInfo {
     let mut info = InlineInfo::default();
-    let malformed = count_malformed_calls(module, scope);
-    if malformed > 0 {
-        info.rejected_malformed_call_count = malformed;
+    count_malformed_calls(module, scope, &mut info);
+    if info.rejected_malformed_call_count > 0 {
         return info;
     }
     let graph = CallGraph::new(module);
@@ -218,17 +218,18 @@ fn run(module: &mut Module, scope: Scope<'_>, budgets: Option<InlineOptions>) ->
 
 // --- preflight -------------------------------------------------------------------------
 
-/// Counts the malformed calls in the scope (module doc); nothing is mutated.
-fn count_malformed_calls(module: &Module, scope: Scope<'_>) -> u64 {
+/// Counts the malformed calls in the scope (module doc) in `info`, recording where the
+/// first one is; nothing is mutated.
+fn count_malformed_calls(module: &Module, scope: Scope<'_>, info: &mut InlineInfo) {
     let mut callee_checked: Vec<Option<bool>> = vec![None; module.functions.len()];
-    let mut malformed = 0u64;
-    let mut check_caller = |caller: &Function, malformed: &mut u64| {
+    let mut check_caller = |caller: &Function, info: &mut InlineInfo| {
         for block in caller.layout.blocks() {
             for inst in caller.layout.block_insts(block) {
                 if caller.dfg.inst(inst).opcode == Opcode::Call
                     && !call_is_well_formed(module, caller, inst, &mut callee_checked)
                 {
-                    *malformed += 1;
+                    info.rejected_malformed_call_count += 1;
+                    info.note_refusal(Some(&caller.name), Some(block));
                 }
             }
         }
@@ -236,25 +237,30 @@ fn count_malformed_calls(module: &Module, scope: Scope<'_>) -> u64 {
     match scope {
         Scope::Module => {
             for func in module.functions.values() {
-                check_caller(func, &mut malformed);
+                check_caller(func, info);
             }
         }
         Scope::Function(caller) => match module.functions.get(caller) {
-            Some(func) => check_caller(func, &mut malformed),
-            None => malformed += 1,
+            Some(func) => check_caller(func, info),
+            None => {
+                info.rejected_malformed_call_count += 1;
+                info.note_refusal(None, None);
+            }
         },
         Scope::Sites(sites) => {
             for &(caller, inst) in sites {
-                let placed_call = module.functions.get(caller).is_some_and(|func| {
-                    func.dfg.inst_is_valid(inst)
-                        && func.dfg.inst(inst).opcode == Opcode::Call
-                        && func
-                            .layout
-                            .inst_block(inst)
-                            .is_some_and(|b| func.layout.is_block_inserted(b))
+                let function = module.functions.get(caller);
+                let placed_block = function.and_then(|func| {
+                    let is_call =
+                        func.dfg.inst_is_valid(inst) && func.dfg.inst(inst).opcode == Opcode::Call;
+                    is_call
+                        .then(|| func.layout.inst_block(inst))
+                        .flatten()
+                        .filter(|&b| func.layout.is_block_inserted(b))
                 });
-                if !placed_call {
-                    malformed += 1;
+                if placed_block.is_none() {
+                    info.rejected_malformed_call_count += 1;
+                    info.note_refusal(function.map(|f| f.name.as_str()), None);
                 }
             }
             let mut callers: Vec<Func> = sites.iter().map(|&(f, _)| f).collect();
@@ -262,12 +268,11 @@ fn count_malformed_calls(module: &Module, scope: Scope<'_>) -> u64 {
             callers.dedup();
             for caller in callers {
                 if let Some(func) = module.functions.get(caller) {
-                    check_caller(func, &mut malformed);
+                    check_caller(func, info);
                 }
             }
         }
     }
-    malformed
 }
 
 /// Whether the `call` `inst` of `caller` can be inlined mechanically: its callee exists, is

@@ -78,6 +78,7 @@ use oxir_ir::{
 use smallvec::SmallVec;
 
 pass_info! {
+    pass: "reg2mem",
     /// Counters of `reg2mem`.
     pub struct Reg2MemInfo {
         /// Block parameters replaced by slots.

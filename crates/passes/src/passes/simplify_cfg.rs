@@ -111,6 +111,7 @@ use oxir_ir::{
 use std::collections::VecDeque;
 
 pass_info! {
+    pass: "simplify-cfg",
     /// Counters of `simplify-cfg` (`reference/luisa_xir.md` §4.1).
     pub struct SimplifyCfgInfo {
         /// `cond_br` turned into `br`: constant condition or identical edges.

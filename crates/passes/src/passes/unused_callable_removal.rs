@@ -33,6 +33,7 @@ use cranelift_entity::{PrimaryMap, SecondaryMap};
 use oxir_ir::{Func, Module, Payload};
 
 crate::pass_info! {
+    pass: "unused-callable-removal",
     /// Counters of `unused-callable-removal`.
     pub struct UnusedCallableRemovalInfo {
         removed_callable_count,
@@ -91,6 +92,7 @@ fn remove_functions(module: &mut Module, keep: impl Fn(Func) -> bool) -> UnusedC
     module.functions = functions;
     UnusedCallableRemovalInfo {
         removed_callable_count: removed,
+        ..UnusedCallableRemovalInfo::default()
     }
 }
 

@@ -91,7 +91,16 @@ pub fn repair_dominance(ctx: &mut Ctx) -> Result<(), Failure> {
     for &value in &broken {
         let ty = ctx.function().dfg.value_type(value);
         if !is_storable(ctx.module, ty) {
-            return Err(Failure::Undemotable);
+            // Broken values are instruction results (see the scan above).
+            let def_block = match ctx.function().dfg.value_def(value) {
+                ValueDef::Result(def) => ctx.function().layout.inst_block(def),
+                ValueDef::Param(..)
+                | ValueDef::Const(_)
+                | ValueDef::Global(_)
+                | ValueDef::Alias(_)
+                | ValueDef::Detached => None,
+            };
+            return Err(Failure::Undemotable(def_block));
         }
     }
     let mut slots: SecondaryMap<Value, Option<Value>> = SecondaryMap::new();

@@ -1,7 +1,7 @@
 //! `PassPipeline`: explicit composition of passes — single passes, fixed points and
 //! sequences — with per-entry statistics.
 //!
-//! Semantics (`reference/luisa_xir.md` §5.2):
+//! Semantics:
 //! - a **pass** runs once: one record, `invocations = 1`, `changed` as the pass reports;
 //! - a **fixed point** repeats its children in order until a whole round changes nothing
 //!   (converged) or `max_iterations` rounds ran; ending a round still changed at the limit

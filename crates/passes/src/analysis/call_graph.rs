@@ -62,13 +62,27 @@ impl CallGraph {
                     if data.opcode != Opcode::Call {
                         continue;
                     }
-                    match data.payload {
-                        Payload::Callee(callee) if callee.index() < n => sites.push(CallSite {
+                    let callee = match data.payload {
+                        Payload::Callee(callee) => Some(callee).filter(|c| c.index() < n),
+                        // A `call` without a callee is malformed (the verifier rejects it).
+                        Payload::None
+                        | Payload::Indices(_)
+                        | Payload::Message(_)
+                        | Payload::Jump(_)
+                        | Payload::CondBranch { .. }
+                        | Payload::SwitchBranch(_)
+                        | Payload::If { .. }
+                        | Payload::Loop { .. }
+                        | Payload::SimpleLoop { .. }
+                        | Payload::Switch { .. } => None,
+                    };
+                    match callee {
+                        Some(callee) => sites.push(CallSite {
                             caller,
                             inst,
                             callee,
                         }),
-                        _ => invalid.push((caller, inst)),
+                        None => invalid.push((caller, inst)),
                     }
                 }
             }

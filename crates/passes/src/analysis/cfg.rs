@@ -5,7 +5,7 @@
 //! once, in the order the terminator names them. Structural roles (merge, loop body and
 //! update) are not edges. The analysis is a snapshot: a pass that changes the CFG must
 //! recompute it (and every analysis built on it) before asking again — nothing is updated
-//! in place (`docs/passes.md`, "Analyses").
+//! in place or cached across a change.
 //!
 //! Typed indices keep the numberings apart: a [`CfgNode`] is a position in this graph's
 //! layout numbering, a [`RpoPosition`] is a position in its reverse post-order, and neither

@@ -10,7 +10,7 @@
 //!
 //! Blocks that cannot reach an exit (infinite loops, and blocks that can only reach one)
 //! are outside that tree. With [`PostDomOptions::account_for_infinite_loops`] (the
-//! default, as in the reference) each such region gets one artificial exit so every block
+//! default) each such region gets one artificial exit so every block
 //! of the layout is in the tree: among the blocks that cannot reach an exit, every *sink*
 //! strongly connected component (one no edge leaves) is a cycle that runs forever, and its
 //! block that comes **last in reverse post-order** (for blocks reachable from the entry;

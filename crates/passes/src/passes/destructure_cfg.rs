@@ -44,7 +44,7 @@
 //! `discard` exits, does not touch block parameters, and leaves body-less functions alone.
 
 use crate::pass_info;
-use crate::util::definitions;
+use crate::util::{definitions, TerminatorOp};
 use oxir_ir::verifier::{verify_function, VerifierOptions};
 use oxir_ir::{
     AddressSpace, Block, BlockCall, Func, Inst, InstData, Metadata, Module, Opcode, Payload, Value,
@@ -52,7 +52,7 @@ use oxir_ir::{
 
 pass_info! {
     pass: "destructure-cfg",
-    /// Counters of `destructure-cfg` (`reference/luisa_xir.md` §4.1).
+    /// Counters of `destructure-cfg`.
     pub struct DestructureCfgInfo {
         /// `if` terminators rewritten to `cond_br`.
         destructured_if_count,
@@ -185,9 +185,9 @@ fn destructure(module: &mut Module, func: Func, info: &mut DestructureCfgInfo) {
             continue;
         };
         let data = function.dfg.inst_mut(term);
-        let replacement = match (data.opcode, &data.payload) {
+        let replacement = match (TerminatorOp::of(data.opcode), &data.payload) {
             (
-                Opcode::If,
+                Some(TerminatorOp::If),
                 Payload::If {
                     then_dest,
                     else_dest,
@@ -201,7 +201,7 @@ fn destructure(module: &mut Module, func: Func, info: &mut DestructureCfgInfo) {
                 };
                 Some(InstData::with_payload(Opcode::CondBr, &data.args, payload))
             }
-            (Opcode::Switch, Payload::Switch { table, .. }) => {
+            (Some(TerminatorOp::Switch), Payload::Switch { table, .. }) => {
                 info.destructured_switch_count += 1;
                 let payload = Payload::SwitchBranch(table.clone());
                 Some(InstData::with_payload(
@@ -210,27 +210,45 @@ fn destructure(module: &mut Module, func: Func, info: &mut DestructureCfgInfo) {
                     payload,
                 ))
             }
-            (Opcode::Loop, Payload::Loop { prepare, .. }) => {
+            (Some(TerminatorOp::Loop), Payload::Loop { prepare, .. }) => {
                 info.destructured_loop_count += 1;
                 Some(jump(prepare.clone()))
             }
-            (Opcode::SimpleLoop, Payload::SimpleLoop { body, .. }) => {
+            (Some(TerminatorOp::SimpleLoop), Payload::SimpleLoop { body, .. }) => {
                 info.destructured_simple_loop_count += 1;
                 Some(jump(body.clone()))
             }
-            (Opcode::Break, Payload::Jump(dest)) => {
+            (Some(TerminatorOp::Break), Payload::Jump(dest)) => {
                 info.destructured_break_count += 1;
                 Some(jump(dest.clone()))
             }
-            (Opcode::Continue, Payload::Jump(dest)) => {
+            (Some(TerminatorOp::Continue), Payload::Jump(dest)) => {
                 info.destructured_continue_count += 1;
                 Some(jump(dest.clone()))
             }
-            (Opcode::Return, _) => {
+            (Some(TerminatorOp::Return), _) => {
                 returns.push(term);
                 None
             }
-            _ => None,
+            // Unstructured terminators stay; a structured one whose payload does not match
+            // its opcode is malformed (the preflight's verifier run rejects it).
+            (
+                Some(
+                    TerminatorOp::Br
+                    | TerminatorOp::CondBr
+                    | TerminatorOp::SwitchBr
+                    | TerminatorOp::Unreachable
+                    | TerminatorOp::Discard
+                    | TerminatorOp::If
+                    | TerminatorOp::Switch
+                    | TerminatorOp::Loop
+                    | TerminatorOp::SimpleLoop
+                    | TerminatorOp::Break
+                    | TerminatorOp::Continue,
+                )
+                | None,
+                _,
+            ) => None,
         };
         if let Some(replacement) = replacement {
             *data = replacement;

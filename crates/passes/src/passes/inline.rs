@@ -6,11 +6,10 @@
 //!   single call site in the module is inlined when it has at most
 //!   [`InlineOptions::single_call_site_budget`] instructions (1024); a callee with several
 //!   call sites when it has at most [`InlineOptions::multi_call_site_budget`] instructions
-//!   (50) and at most [`InlineOptions::max_call_sites`] call sites (3) — the reference's
-//!   budgets. Sizes count placed instructions, terminators included, after the callee's
+//!   (50) and at most [`InlineOptions::max_call_sites`] call sites (3). Sizes count placed instructions, terminators included, after the callee's
 //!   own calls were inlined; call sites are counted once, before the run.
 //! - [`run_all_on_module`] (`inline-all`): every call that can be inlined, ignoring budgets.
-//!   Drivers run it immediately after `destructure-cfg` (ordering contract 1).
+//!   Drivers run it immediately after `destructure-cfg`.
 //! - [`inline_call_sites`]: exactly the given `(caller, call)` sites, ignoring budgets.
 //!
 //! Functions are processed bottom-up over the call graph (callees before callers), so one
@@ -19,7 +18,7 @@
 //! not visited again in the same run. Within one caller, calls are inlined from the last to
 //! the first in layout order, so splitting blocks moves each instruction at most once.
 //!
-//! **Two shapes** (reference §4.3, §10.4 item 3):
+//! **Two shapes:**
 //! - a *single-block* callee (its entry block ends in `return`) is inlined into any caller,
 //!   structured or plain: its instructions are copied before the call, its parameters read
 //!   the call's arguments, and the call's result becomes the returned value;
@@ -35,8 +34,8 @@
 //! deletes callees nothing calls any more.
 //!
 //! **Skipped** (counted per call site, the module otherwise unchanged): calls to external
-//! declarations, to `no_inline` callees, to `signature_constraint` callees (the reference
-//! skips them), calls carrying semantic metadata themselves (a call-site `no_inline`, for
+//! declarations, to `no_inline` callees, to `signature_constraint` callees (their
+//! signature must stay as it is), calls carrying semantic metadata themselves (a call-site `no_inline`, for
 //! example, has no owner after inlining), calls to recursive callees (in a call-graph cycle
 //! or calling themselves), and multi-block calls where the caller or the callee is
 //! structured. The heuristic counts each callee it finds too large once

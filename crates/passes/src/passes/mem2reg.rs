@@ -253,7 +253,13 @@ fn find_variables(
                 info.skipped_workgroup_alloca_count += 1;
                 continue;
             }
-            _ => continue,
+            // Not a local variable (the verifier only allows function and workgroup
+            // allocas; anything else is left alone).
+            AddressSpace::Private
+            | AddressSpace::Storage(_)
+            | AddressSpace::Uniform
+            | AddressSpace::PushConstant
+            | AddressSpace::Handle => continue,
         }
         // `reg2mem_spill` is the one semantic kind this pass consumes.
         if dfg
@@ -343,18 +349,35 @@ fn admits_undef(types: &TypeStore, ty: Type) -> bool {
     true
 }
 
-/// The variable `inst` accesses: `(variable, is_load)` for a load or store of a promoted
-/// alloca; the alloca itself counts as a definition.
-fn access(function: &Function, variable_of: &VariableOf, inst: Inst) -> Option<(Var, bool)> {
+/// How an instruction touches a promoted variable.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum AccessKind {
+    /// The alloca itself: the variable starts as `undef`.
+    Alloca,
+    Load,
+    Store,
+}
+
+impl AccessKind {
+    fn is_load(self) -> bool {
+        self == AccessKind::Load
+    }
+}
+
+/// The variable `inst` accesses and how: a load or store of a promoted alloca, or the
+/// alloca itself (a definition). `find_variables` promotes only allocas whose every use is
+/// the pointer operand of a load or store, so no other instruction touches a variable.
+fn access(function: &Function, variable_of: &VariableOf, inst: Inst) -> Option<(Var, AccessKind)> {
     let data = function.dfg.inst(inst);
-    let (address, is_load) = match data.opcode {
-        Opcode::Load => (*data.args.first()?, true),
-        Opcode::Store => (*data.args.first()?, false),
-        Opcode::Alloca => (function.dfg.inst_result(inst)?, false),
+    let (address, kind) = match data.opcode {
+        Opcode::Load => (*data.args.first()?, AccessKind::Load),
+        Opcode::Store => (*data.args.first()?, AccessKind::Store),
+        Opcode::Alloca => (function.dfg.inst_result(inst)?, AccessKind::Alloca),
+        // Not a variable access (see above).
         _ => return None,
     };
     let var = variable_of[function.dfg.resolve(address)].expand()?;
-    Some((var, is_load))
+    Some((var, kind))
 }
 
 /// Where each variable needs a block parameter: `(block number, variable)` pairs sorted by
@@ -374,9 +397,10 @@ fn place_block_params(
     let mut last_seen: SecondaryMap<Var, PackedOption<CfgNode>> = SecondaryMap::new();
     for number in cfg.nodes() {
         for inst in function.layout.block_insts(cfg.block(number)) {
-            let Some((var, is_load)) = access(function, variable_of, inst) else {
+            let Some((var, kind)) = access(function, variable_of, inst) else {
                 continue;
             };
+            let is_load = kind.is_load();
             if last_seen[var].expand() != Some(number) {
                 last_seen[var] = number.into();
                 if is_load {
@@ -548,20 +572,19 @@ impl Renamer<'_> {
         let mut cursor = self.function.layout.first_inst(block);
         while let Some(inst) = cursor {
             cursor = self.function.layout.next_inst(inst);
-            let Some((var, _)) = access(self.function, self.variable_of, inst) else {
+            let Some((var, kind)) = access(self.function, self.variable_of, inst) else {
                 continue;
             };
-            match self.function.dfg.inst(inst).opcode {
-                Opcode::Alloca => self.set(var, None),
-                Opcode::Store => {
+            match kind {
+                AccessKind::Alloca => self.set(var, None),
+                AccessKind::Store => {
                     let stored = self.function.dfg.inst(inst).args[1];
                     let stored = self.function.dfg.resolve(stored);
                     self.set(var, Some(stored));
                     self.function.remove_inst(inst);
                     self.removed_stores += 1;
                 }
-                // A load (`access` recognises nothing else).
-                _ => {
+                AccessKind::Load => {
                     let result = self
                         .function
                         .dfg

@@ -5,7 +5,7 @@
 //! calls itself) — even one no entry point reaches — or is reachable from such a group.
 //! Everything else, callables and external declarations alike, is deleted.
 //!
-//! Keeping unreachable recursive groups follows the reference and is conservative:
+//! Keeping unreachable recursive groups is conservative:
 //! recursion is not allowed in GPU code, and a group the front-end left behind stays
 //! visible to the diagnostics and back-end checks that reject it instead of silently
 //! disappearing. What a kept group calls is kept too, so no `call` names a deleted function.

@@ -24,6 +24,7 @@
 
 use super::loops::{LoopForm, LoopNest};
 use super::{Ctx, Failure};
+use crate::util::TerminatorOp;
 use cranelift_entity::packed_option::PackedOption;
 use cranelift_entity::{entity_impl, EntityRef, PrimaryMap, SecondaryMap};
 use oxir_ir::dominance::{reverse_post_order, DominatorTree, Graph};
@@ -413,10 +414,12 @@ impl Emitter<'_, '_, '_, '_> {
         let term = self.ctx.terminator(block)?;
         let data = self.ctx.function().dfg.inst(term).clone();
         let targets: SmallVec<[Block; 4]> = data.payload.edges().iter().map(|e| e.block).collect();
-        match data.opcode {
-            Opcode::Return | Opcode::Unreachable | Opcode::Discard => Ok(()),
-            Opcode::Br => self.translate_jump(task, block, term, targets[0]),
-            Opcode::CondBr | Opcode::SwitchBr => {
+        match TerminatorOp::of(data.opcode) {
+            Some(TerminatorOp::Return | TerminatorOp::Unreachable | TerminatorOp::Discard) => {
+                Ok(())
+            }
+            Some(TerminatorOp::Br) => self.translate_jump(task, block, term, targets[0]),
+            Some(TerminatorOp::CondBr | TerminatorOp::SwitchBr) => {
                 if targets.iter().all(|&t| t == targets[0]) {
                     // `cond_br c, b, b`: a plain branch.
                     let jump = Payload::Jump(BlockCall::new(targets[0]));
@@ -427,7 +430,18 @@ impl Emitter<'_, '_, '_, '_> {
                 }
                 self.translate_branch(task, block, term, &data.args, &data.payload)
             }
-            _ => Err(Failure::Internal),
+            // The input is unstructured (the preflight skips structured functions) and
+            // every block is translated once, before it gets a construct; `ctx.terminator`
+            // rules out a block without one.
+            Some(
+                TerminatorOp::If
+                | TerminatorOp::Loop
+                | TerminatorOp::SimpleLoop
+                | TerminatorOp::Switch
+                | TerminatorOp::Break
+                | TerminatorOp::Continue,
+            )
+            | None => Err(Failure::Internal),
         }
     }
 
@@ -604,7 +618,16 @@ impl Emitter<'_, '_, '_, '_> {
                     }
                 }
             }
-            _ => return Err(Failure::Internal),
+            // `translate` only calls this for `cond_br` and `switch_br`.
+            Payload::None
+            | Payload::Indices(_)
+            | Payload::Callee(_)
+            | Payload::Message(_)
+            | Payload::Jump(_)
+            | Payload::If { .. }
+            | Payload::Loop { .. }
+            | Payload::SimpleLoop { .. }
+            | Payload::Switch { .. } => return Err(Failure::Internal),
         }
 
         // The joins, each behind a guard when not every path reaches it.
@@ -720,16 +743,31 @@ impl Emitter<'_, '_, '_, '_> {
             };
             let data = self.ctx.function().dfg.inst(term);
             let children = self.graph.children(node);
-            match data.opcode {
-                Opcode::Return | Opcode::Unreachable | Opcode::Discard => {
+            match TerminatorOp::of(data.opcode) {
+                Some(TerminatorOp::Return | TerminatorOp::Unreachable | TerminatorOp::Discard) => {
                     return children.is_empty()
                 }
-                Opcode::Br => match self.kind(block, data.payload.edges()[0].block) {
+                Some(TerminatorOp::Br) => match self.kind(block, data.payload.edges()[0].block) {
                     Ok(EdgeKind::Exit(Exit::Break(_))) => return children.is_empty(),
                     Ok(EdgeKind::Child(next)) if children == [next] => node = next,
-                    _ => return false,
+                    Ok(
+                        EdgeKind::Exit(Exit::Continue(_)) | EdgeKind::Child(_) | EdgeKind::Jump(_),
+                    )
+                    | Err(_) => return false,
                 },
-                _ => return false,
+                // A branch is not a straight chain; the rest does not occur before
+                // translation (see `translate`).
+                Some(
+                    TerminatorOp::CondBr
+                    | TerminatorOp::SwitchBr
+                    | TerminatorOp::If
+                    | TerminatorOp::Loop
+                    | TerminatorOp::SimpleLoop
+                    | TerminatorOp::Switch
+                    | TerminatorOp::Break
+                    | TerminatorOp::Continue,
+                )
+                | None => return false,
             }
         }
     }
@@ -859,10 +897,11 @@ impl Emitter<'_, '_, '_, '_> {
         }
         let scalar = {
             let ty = self.ctx.function().dfg.value_type(selector);
-            match self.ctx.module.types.try_get(ty) {
-                Some(TypeData::Scalar(s)) => *s,
-                _ => return Err(Failure::Internal),
-            }
+            // The verifier gives `switch_br` a scalar integer selector.
+            let Some(TypeData::Scalar(s)) = self.ctx.module.types.try_get(ty) else {
+                return Err(Failure::Internal);
+            };
+            *s
         };
         let selector_ty = self.ctx.function().dfg.value_type(selector);
         let bool_ty = self.ctx.bool_ty;

@@ -420,10 +420,11 @@ impl LoopNest {
                     let negated = ctx
                         .insert_before(term, InstData::new(Opcode::Not, &data.args), Some(bool_ty))
                         .ok_or(Failure::Internal)?;
-                    let exit = match &data.payload {
-                        Payload::CondBranch { then_dest, .. } => then_dest.clone(),
-                        _ => return Err(Failure::Internal),
+                    // `counted` is only set for a header ending in `cond_br`.
+                    let Payload::CondBranch { then_dest, .. } = &data.payload else {
+                        return Err(Failure::Internal);
                     };
+                    let exit = then_dest.clone();
                     let payload = Payload::CondBranch {
                         then_dest: BlockCall::new(body),
                         else_dest: exit,

@@ -2,7 +2,7 @@
 //!
 //! The input is a function whose terminators are plain (`br`, `cond_br`, `switch_br`,
 //! `return`, `unreachable`, `discard`) and whose blocks other than the entry have no
-//! parameters (run `reg2mem` first, DESIGN.md §3 contract 3). The output has `if`,
+//! parameters (run `reg2mem` first, as the `structurize` pipeline does). The output has `if`,
 //! `switch`, `loop` and `simple_loop` constructs with unique merge blocks, `break` and
 //! `continue` that target the nearest enclosing construct, and no `cond_br` / `switch_br`
 //! except the `cond_br c, body, merge` that ends a `loop`'s prepare block. It passes the
@@ -116,7 +116,7 @@ use std::rc::Rc;
 
 pass_info! {
     pass: "restructure-cfg",
-    /// Counters of `restructure-cfg` (`reference/luisa_xir.md` §4.1).
+    /// Counters of `restructure-cfg`.
     pub struct RestructureCfgInfo {
         /// Loops turned into `loop` or `simple_loop` constructs.
         restructured_loop_count,
@@ -446,7 +446,15 @@ fn first_unstructured_branch_besides_loop_prepare(function: &Function) -> Option
                 let key = (block, then_dest.block, else_dest.block);
                 prepares.binary_search(&key).is_err()
             }
-            _ => false,
+            Payload::None
+            | Payload::Indices(_)
+            | Payload::Callee(_)
+            | Payload::Message(_)
+            | Payload::Jump(_)
+            | Payload::If { .. }
+            | Payload::Loop { .. }
+            | Payload::SimpleLoop { .. }
+            | Payload::Switch { .. } => false,
         }
     })
 }

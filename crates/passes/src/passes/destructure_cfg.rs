@@ -350,7 +350,14 @@ mod tests {
         let info = run_on_module(&mut module);
         assert_eq!(info.leaked_block_count, 1);
         assert!(!info.changed());
-        assert!(info.failure().is_some());
+        let refusal = info.failure().expect("refused");
+        assert_eq!(refusal.pass, "destructure-cfg");
+        assert_eq!(refusal.function.as_deref(), Some("bad"));
+        assert_eq!(refusal.block, Some(arms.merge), "the unterminated merge");
+        assert_eq!(
+            refusal.to_string(),
+            "refused its input (leaked_block_count = 1)"
+        );
         assert_eq!(print_module(&module, View::Flat), before);
         let single = run_on_function(&mut module, bad);
         assert_eq!(single.leaked_block_count, 1);

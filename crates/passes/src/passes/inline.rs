@@ -706,7 +706,10 @@ block0:
             let info = run(&mut m);
             assert_eq!(info.rejected_malformed_call_count, 1);
             assert_eq!(info.inlined_call_count, 0);
-            assert!(!info.changed() && info.failure().is_some());
+            assert!(!info.changed());
+            let refusal = info.failure().expect("refused");
+            assert_eq!(refusal.pass, "inline");
+            assert_eq!(refusal.location().as_deref(), Some("@k, block0"));
             assert_eq!(print_module(&m, View::Flat), before);
         }
         let info = inline_call_sites(&mut m, &[(k, second)]);

@@ -23,8 +23,8 @@ pub const NONE: u32 = u32::MAX;
 
 /// A dense node index: `from_dense(n).dense() == n` for every `n` below `u32::MAX`.
 ///
-/// Implemented for `u32` and, in other crates, for `cranelift_entity` index types (their
-/// `EntityRef::new` and `EntityRef::index`).
+/// Implemented for `u32`, [`crate::Block`] and [`crate::Func`]; [`impl_graph_node!`]
+/// implements it for any other `cranelift_entity` index type.
 pub trait GraphNode: Copy + Eq + Debug {
     fn from_dense(index: usize) -> Self;
     fn dense(self) -> usize;
@@ -40,7 +40,8 @@ impl GraphNode for u32 {
     }
 }
 
-/// `GraphNode` for `cranelift_entity` index types, through `EntityRef`.
+/// Implements [`GraphNode`] for `cranelift_entity` index types, through `EntityRef::new`
+/// and `EntityRef::index`. The invoking crate must depend on `cranelift-entity`.
 #[macro_export]
 macro_rules! impl_graph_node {
     ($($entity:ty),* $(,)?) => {$(

@@ -171,6 +171,31 @@ block6:
     }
 
     #[test]
+    fn function_reverse_post_order_visits_successors_in_terminator_order() {
+        // The depth-first search takes block2 first (the `then` edge), so block1, finished
+        // later, comes first in reverse post-order; block4 is unreachable.
+        let text = "const c0: bool = true
+callable @f() {
+block0:
+    cond_br c0, block2, block1
+block1:
+    br block3
+block2:
+    br block3
+block3:
+    return
+block4:
+    br block3
+}
+";
+        let m = parse_module(text).unwrap();
+        let f = m.functions.values().next().unwrap();
+        let order = crate::analysis::cfg::reverse_post_order(f);
+        assert_eq!(order, vec![b(0), b(1), b(2), b(3)]);
+        assert_eq!(Cfg::new(f).reverse_post_order().collect::<Vec<_>>(), order);
+    }
+
+    #[test]
     fn dominators_and_frontiers_of_a_diamond_in_a_loop() {
         let m = parse_module(DIAMOND_IN_LOOP).unwrap();
         let f = m.functions.values().next().unwrap();

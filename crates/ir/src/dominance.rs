@@ -4,39 +4,90 @@
 //! executable edges; the passes crate builds dominator and post-dominator trees (the latter
 //! over the reversed CFG with a virtual exit) with the same code.
 //!
+//! Nodes are any [`GraphNode`]: a dense index type, so that a graph over CFG nodes cannot
+//! be queried with, say, a loop number or a reverse-post-order position. The verifier uses
+//! plain `u32` (with [`NONE`] as its own "no block" marker); the passes crate uses typed
+//! indices. The root of every graph is the node with dense index 0.
+//!
 //! Dominators are computed with the iterative algorithm of Cooper, Harvey and Kennedy
 //! ("A Simple, Fast Dominance Algorithm") over reverse post-order, with dense vectors and no
 //! hashing. Pre- and post-order numbers on the dominator tree answer `dominates(a, b)` in
 //! O(1). Every traversal is iterative: functions may have hundreds of thousands of blocks.
-//! Only nodes reachable from the root (number 0) are in the tree.
+//! Only nodes reachable from the root are in the tree.
 
 use std::cell::Cell;
+use std::fmt::Debug;
 
-/// "No block": unreachable, or the entry's immediate dominator.
+/// "No block" in the verifier's raw `u32` numbering (no [`GraphNode`] ever has this index).
 pub const NONE: u32 = u32::MAX;
+
+/// A dense node index: `from_dense(n).dense() == n` for every `n` below `u32::MAX`.
+///
+/// Implemented for `u32`, [`crate::Block`] and [`crate::Func`]; [`impl_graph_node!`]
+/// implements it for any other `cranelift_entity` index type.
+pub trait GraphNode: Copy + Eq + Debug {
+    fn from_dense(index: usize) -> Self;
+    fn dense(self) -> usize;
+}
+
+impl GraphNode for u32 {
+    fn from_dense(index: usize) -> Self {
+        u32::try_from(index).expect("graph node index fits in u32")
+    }
+
+    fn dense(self) -> usize {
+        self as usize
+    }
+}
+
+/// Implements [`GraphNode`] for `cranelift_entity` index types, through `EntityRef::new`
+/// and `EntityRef::index`. The invoking crate must depend on `cranelift-entity`.
+#[macro_export]
+macro_rules! impl_graph_node {
+    ($($entity:ty),* $(,)?) => {$(
+        impl $crate::dominance::GraphNode for $entity {
+            fn from_dense(index: usize) -> Self {
+                <$entity as cranelift_entity::EntityRef>::new(index)
+            }
+
+            fn dense(self) -> usize {
+                cranelift_entity::EntityRef::index(self)
+            }
+        }
+    )*};
+}
+
+impl_graph_node!(crate::Block, crate::Func);
+
+/// The dense position of a DFS number or offset (these are counts, not nodes).
+fn at(position: u32) -> usize {
+    position as usize
+}
 
 /// A graph in compressed sparse row form: the successors of node `n` are
 /// `targets[offsets[n]..offsets[n + 1]]`.
-pub struct Graph {
+pub struct Graph<N: GraphNode = u32> {
     offsets: Vec<u32>,
-    targets: Vec<u32>,
+    targets: Vec<N>,
 }
 
-impl Graph {
-    /// Builds the graph of `node_count` nodes from `(from, to)` edges.
-    pub fn from_edges(node_count: usize, edges: &[(u32, u32)]) -> Graph {
+impl<N: GraphNode> Graph<N> {
+    /// Builds the graph of `node_count` nodes from `(from, to)` edges. Successors keep the
+    /// order of `edges`.
+    pub fn from_edges(node_count: usize, edges: &[(N, N)]) -> Graph<N> {
         let mut offsets = vec![0u32; node_count + 1];
         for &(from, _) in edges {
-            offsets[from as usize + 1] += 1;
+            offsets[from.dense() + 1] += 1;
         }
         for n in 0..node_count {
             offsets[n + 1] += offsets[n];
         }
         let mut fill = offsets.clone();
-        let mut targets = vec![0u32; edges.len()];
+        // Every slot is written below; the initial value is never read.
+        let mut targets = vec![N::from_dense(0); edges.len()];
         for &(from, to) in edges {
-            let slot = &mut fill[from as usize];
-            targets[*slot as usize] = to;
+            let slot = &mut fill[from.dense()];
+            targets[at(*slot)] = to;
             *slot += 1;
         }
         Graph { offsets, targets }
@@ -46,29 +97,71 @@ impl Graph {
         self.offsets.len() - 1
     }
 
-    pub fn successors(&self, node: u32) -> &[u32] {
-        let n = node as usize;
-        &self.targets[self.offsets[n] as usize..self.offsets[n + 1] as usize]
+    pub fn successors(&self, node: N) -> &[N] {
+        let n = node.dense();
+        &self.targets[at(self.offsets[n])..at(self.offsets[n + 1])]
+    }
+
+    /// Every node, in dense order.
+    pub fn nodes(&self) -> impl Iterator<Item = N> {
+        (0..self.node_count()).map(N::from_dense)
     }
 }
 
-/// Dominator tree of the blocks reachable from block 0.
-pub struct DominatorTree {
-    /// Immediate dominator; `NONE` for the entry and unreachable blocks.
-    idom: Vec<u32>,
-    /// Dominator-tree DFS numbers; `NONE` for unreachable blocks.
+/// The nodes reachable from the root (dense index 0) in reverse post-order of an iterative
+/// depth-first search that visits each node's successors in their stored order, and which
+/// nodes that is (`reachable[n.dense()]`). Every node comes before its successors except
+/// along back edges; the root is first. Empty for an empty graph.
+pub fn reverse_post_order<N: GraphNode>(graph: &Graph<N>) -> (Vec<N>, Vec<bool>) {
+    let (mut order, visited) = post_order(graph);
+    order.reverse();
+    (order, visited)
+}
+
+/// [`reverse_post_order`] before the reversal: the post-order, and the reachable set.
+fn post_order<N: GraphNode>(graph: &Graph<N>) -> (Vec<N>, Vec<bool>) {
+    let n = graph.node_count();
+    let mut visited = vec![false; n];
+    let mut post = Vec::with_capacity(n);
+    if n == 0 {
+        return (post, visited);
+    }
+    let root = N::from_dense(0);
+    let mut stack: Vec<(N, usize)> = vec![(root, 0)];
+    visited[0] = true;
+    while let Some(top) = stack.last_mut() {
+        let (node, next) = *top;
+        if let Some(&succ) = graph.successors(node).get(next) {
+            top.1 += 1;
+            if !visited[succ.dense()] {
+                visited[succ.dense()] = true;
+                stack.push((succ, 0));
+            }
+        } else {
+            post.push(node);
+            stack.pop();
+        }
+    }
+    (post, visited)
+}
+
+/// Dominator tree of the nodes reachable from the root (dense index 0).
+pub struct DominatorTree<N: GraphNode = u32> {
+    /// Immediate dominator; `None` for the root and unreachable nodes.
+    idom: Vec<Option<N>>,
+    /// Dominator-tree DFS numbers; `NONE` for unreachable nodes.
     pre: Vec<u32>,
     post: Vec<u32>,
-    /// Reachable blocks in dominator-tree pre-order (parents before children).
-    preorder: Vec<u32>,
+    /// Reachable nodes in dominator-tree pre-order (parents before children).
+    preorder: Vec<N>,
     queries: Cell<u64>,
 }
 
-impl DominatorTree {
-    pub fn compute(cfg: &Graph) -> DominatorTree {
+impl<N: GraphNode> DominatorTree<N> {
+    pub fn compute(cfg: &Graph<N>) -> DominatorTree<N> {
         let n = cfg.node_count();
         let mut tree = DominatorTree {
-            idom: vec![NONE; n],
+            idom: vec![None; n],
             pre: vec![NONE; n],
             post: vec![NONE; n],
             preorder: Vec::new(),
@@ -77,140 +170,118 @@ impl DominatorTree {
         if n == 0 {
             return tree;
         }
-        let postorder = Self::postorder(cfg);
+        let (postorder, _) = post_order(cfg);
+        // Position of each reachable node in reverse post-order (`NONE`: unreachable).
         let mut rpo_number = vec![NONE; n];
         for (i, &b) in postorder.iter().rev().enumerate() {
-            rpo_number[b as usize] = i as u32;
+            rpo_number[b.dense()] = i as u32;
         }
-        // Predecessors among reachable blocks.
-        let reachable_edges: Vec<(u32, u32)> = postorder
+        // Predecessors among reachable nodes.
+        let reachable_edges: Vec<(N, N)> = postorder
             .iter()
             .flat_map(|&from| cfg.successors(from).iter().map(move |&to| (to, from)))
             .collect();
         let predecessors = Graph::from_edges(n, &reachable_edges);
 
-        // Cooper–Harvey–Kennedy. `doms` uses the entry as its own dominator while iterating.
-        let mut doms = vec![NONE; n];
-        doms[0] = 0;
+        // Cooper–Harvey–Kennedy. `doms` uses the root as its own dominator while iterating.
+        let root = N::from_dense(0);
+        let mut doms: Vec<Option<N>> = vec![None; n];
+        doms[0] = Some(root);
         let mut changed = true;
         while changed {
             changed = false;
             for &b in postorder.iter().rev().skip(1) {
-                let mut new_idom = NONE;
+                let mut new_idom: Option<N> = None;
                 for &p in predecessors.successors(b) {
-                    if doms[p as usize] == NONE {
+                    if doms[p.dense()].is_none() {
                         continue;
                     }
-                    new_idom = if new_idom == NONE {
-                        p
-                    } else {
-                        Self::intersect(&doms, &rpo_number, p, new_idom)
-                    };
+                    new_idom = Some(match new_idom {
+                        None => p,
+                        Some(current) => Self::intersect(&doms, &rpo_number, p, current),
+                    });
                 }
-                if new_idom != doms[b as usize] {
-                    doms[b as usize] = new_idom;
+                if new_idom != doms[b.dense()] {
+                    doms[b.dense()] = new_idom;
                     changed = true;
                 }
             }
         }
         for &b in &postorder {
-            if b != 0 {
-                tree.idom[b as usize] = doms[b as usize];
+            if b != root {
+                tree.idom[b.dense()] = doms[b.dense()];
             }
         }
         tree.number_tree(&postorder);
         tree
     }
 
-    /// Blocks reachable from 0, in post-order of an iterative DFS.
-    fn postorder(cfg: &Graph) -> Vec<u32> {
-        let mut visited = vec![false; cfg.node_count()];
-        let mut order = Vec::new();
-        let mut stack: Vec<(u32, usize)> = vec![(0, 0)];
-        visited[0] = true;
-        while let Some(top) = stack.last_mut() {
-            let (node, next) = *top;
-            if let Some(&succ) = cfg.successors(node).get(next) {
-                top.1 += 1;
-                if !visited[succ as usize] {
-                    visited[succ as usize] = true;
-                    stack.push((succ, 0));
-                }
-            } else {
-                order.push(node);
-                stack.pop();
-            }
-        }
-        order
-    }
-
-    fn intersect(doms: &[u32], rpo_number: &[u32], mut a: u32, mut b: u32) -> u32 {
+    /// The nearest common dominator of `a` and `b`, walking up `doms` by RPO position.
+    fn intersect(doms: &[Option<N>], rpo_number: &[u32], mut a: N, mut b: N) -> N {
+        let up = |x: N| doms[x.dense()].expect("processed nodes have a dominator");
         while a != b {
-            while rpo_number[a as usize] > rpo_number[b as usize] {
-                a = doms[a as usize];
+            while rpo_number[a.dense()] > rpo_number[b.dense()] {
+                a = up(a);
             }
-            while rpo_number[b as usize] > rpo_number[a as usize] {
-                b = doms[b as usize];
+            while rpo_number[b.dense()] > rpo_number[a.dense()] {
+                b = up(b);
             }
         }
         a
     }
 
     /// Pre/post numbers and pre-order of the dominator tree, by iterative DFS.
-    fn number_tree(&mut self, reachable: &[u32]) {
+    fn number_tree(&mut self, reachable: &[N]) {
         let n = self.idom.len();
-        let tree_edges: Vec<(u32, u32)> = reachable
+        let tree_edges: Vec<(N, N)> = reachable
             .iter()
-            .filter(|&&b| b != 0)
-            .map(|&b| (self.idom[b as usize], b))
+            .filter_map(|&b| self.idom[b.dense()].map(|parent| (parent, b)))
             .collect();
         let children = Graph::from_edges(n, &tree_edges);
+        let root = N::from_dense(0);
         let mut counter = 0u32;
         let mut post_counter = 0u32;
-        let mut stack: Vec<(u32, usize)> = vec![(0, 0)];
+        let mut stack: Vec<(N, usize)> = vec![(root, 0)];
         self.pre[0] = counter;
-        self.preorder.push(0);
+        self.preorder.push(root);
         counter += 1;
         while let Some(top) = stack.last_mut() {
             let (node, next) = *top;
             if let Some(&child) = children.successors(node).get(next) {
                 top.1 += 1;
-                self.pre[child as usize] = counter;
+                self.pre[child.dense()] = counter;
                 self.preorder.push(child);
                 counter += 1;
                 stack.push((child, 0));
             } else {
-                self.post[node as usize] = post_counter;
+                self.post[node.dense()] = post_counter;
                 post_counter += 1;
                 stack.pop();
             }
         }
     }
 
-    pub fn is_reachable(&self, block: u32) -> bool {
-        self.pre.get(block as usize).is_some_and(|&p| p != NONE)
+    pub fn is_reachable(&self, node: N) -> bool {
+        self.pre.get(node.dense()).is_some_and(|&p| p != NONE)
     }
 
-    /// The immediate dominator, `None` for the entry and unreachable blocks.
-    pub fn idom(&self, block: u32) -> Option<u32> {
-        self.idom
-            .get(block as usize)
-            .copied()
-            .filter(|&d| d != NONE)
+    /// The immediate dominator, `None` for the root and unreachable nodes.
+    pub fn idom(&self, node: N) -> Option<N> {
+        self.idom.get(node.dense()).copied().flatten()
     }
 
     /// Whether `a` dominates `b` (reflexive). False when either is unreachable.
-    pub fn dominates(&self, a: u32, b: u32) -> bool {
+    pub fn dominates(&self, a: N, b: N) -> bool {
         self.queries.set(self.queries.get() + 1);
         if !self.is_reachable(a) || !self.is_reachable(b) {
             return false;
         }
-        let (a, b) = (a as usize, b as usize);
+        let (a, b) = (a.dense(), b.dense());
         self.pre[a] <= self.pre[b] && self.post[b] <= self.post[a]
     }
 
-    /// Reachable blocks, every block after its immediate dominator.
-    pub fn preorder(&self) -> &[u32] {
+    /// Reachable nodes, every node after its immediate dominator.
+    pub fn preorder(&self) -> &[N] {
         &self.preorder
     }
 
@@ -232,7 +303,7 @@ mod tests {
     #[test]
     fn diamond_with_loop_and_unreachable_block() {
         // 0 -> 1, 2; 1 -> 3; 2 -> 3; 3 -> 1 (back edge); 4 unreachable -> 3.
-        let edges = [(0, 1), (0, 2), (1, 3), (2, 3), (3, 1), (4, 3)];
+        let edges = [(0u32, 1u32), (0, 2), (1, 3), (2, 3), (3, 1), (4, 3)];
         let cfg = Graph::from_edges(5, &edges);
         let tree = DominatorTree::compute(&cfg);
         assert_eq!(tree.idom(1), Some(0));
@@ -244,6 +315,16 @@ mod tests {
         assert!(!tree.dominates(1, 3) && !tree.dominates(4, 3) && !tree.dominates(3, 4));
         assert_eq!(tree.preorder()[0], 0);
         assert_eq!(tree.preorder().len(), 4);
+    }
+
+    #[test]
+    fn reverse_post_order_follows_successor_order() {
+        // 0 -> 2, 1; 1 -> 3; 2 -> 3; 4 unreachable.
+        let edges = [(0u32, 2u32), (0, 1), (1, 3), (2, 3), (4, 0)];
+        let (order, reachable) = reverse_post_order(&Graph::from_edges(5, &edges));
+        // DFS: 0, 2, 3 (post 3, 2), then 1 (post 1), then 0: post-order 3 2 1 0.
+        assert_eq!(order, vec![0, 1, 2, 3]);
+        assert_eq!(reachable, vec![true, true, true, true, false]);
     }
 
     #[test]

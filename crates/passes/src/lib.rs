@@ -21,5 +21,6 @@ pub mod registry;
 pub mod report;
 pub mod util;
 
-pub use pipeline::{PassOutcome, PassPipeline, PipelineError, Record, Stats};
+pub use pipeline::{PassOutcome, PassPipeline, PipelineError, PipelineErrorKind, Record, Stats};
 pub use report::{PassInfo, PassReport};
+pub use report::{Refusal, RefusalReason, RefusalSite};

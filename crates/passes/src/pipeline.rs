@@ -1,7 +1,7 @@
 //! `PassPipeline`: explicit composition of passes — single passes, fixed points and
 //! sequences — with per-entry statistics.
 //!
-//! Semantics (`reference/luisa_xir.md` §5.2):
+//! Semantics:
 //! - a **pass** runs once: one record, `invocations = 1`, `changed` as the pass reports;
 //! - a **fixed point** repeats its children in order until a whole round changes nothing
 //!   (converged) or `max_iterations` rounds ran; ending a round still changed at the limit
@@ -22,7 +22,7 @@
 //! - `OXIR_CHECK_CHANGED=1` (the default in debug builds; `=0` turns it off) checks every
 //!   pass's `changed` against whether the module's text changed; a mismatch stops the run.
 
-use crate::report::{PassInfo, PassReport};
+use crate::report::{PassInfo, PassReport, Refusal};
 use oxir_ir::printer::{print_module, View};
 use oxir_ir::verifier::{verify_module, VerifierOptions};
 use oxir_ir::Module;
@@ -35,8 +35,8 @@ use std::time::{Duration, Instant};
 pub struct PassOutcome {
     pub changed: bool,
     pub report: PassReport,
-    /// Why the pass refused its input; the module is unchanged when this is set.
-    pub failure: Option<String>,
+    /// Why and where the pass refused its input; the module is unchanged when this is set.
+    pub failure: Option<Refusal>,
 }
 
 impl PassOutcome {
@@ -134,17 +134,53 @@ impl Record {
     }
 }
 
-/// Why a pipeline run stopped early.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// Why a pipeline run stopped early. Prints as `entry: message`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{pass}: {kind}")]
 pub struct PipelineError {
-    /// The entry that failed.
+    /// The entry that failed (as named in the pipeline).
     pub pass: String,
-    pub message: String,
+    pub kind: PipelineErrorKind,
 }
 
-impl std::fmt::Display for PipelineError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: {}", self.pass, self.message)
+/// What went wrong in a [`PipelineError`]; each prints as the error's message.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PipelineErrorKind {
+    /// The pass refused its input and left the module unchanged.
+    #[error("{0}")]
+    Refused(Refusal),
+    /// The pass refused its input, yet the module's text changed (a bug in the pass).
+    #[error("{0} but modified the module")]
+    RefusedButModified(Refusal),
+    /// The pass's `changed` disagrees with whether the module's text changed.
+    #[error(
+        "reported changed = {reported} but the module text {}",
+        if *.text_changed { "changed" } else { "did not change" }
+    )]
+    ChangedMismatch { reported: bool, text_changed: bool },
+    /// A verify entry failed; `report` is the verifier's report as text.
+    #[error("verification failed:\n{report}")]
+    VerificationFailed { report: String },
+    /// `OXIR_VERIFY_EACH`: the module fails verification after the pass.
+    #[error("the module fails verification after this pass:\n{report}")]
+    InvalidAfterPass { report: String },
+}
+
+impl PipelineError {
+    /// The message part of the printed error (what follows `entry: `).
+    pub fn message(&self) -> String {
+        self.kind.to_string()
+    }
+
+    /// The refusal, when the error is one.
+    pub fn refusal(&self) -> Option<&Refusal> {
+        match &self.kind {
+            PipelineErrorKind::Refused(refusal)
+            | PipelineErrorKind::RefusedButModified(refusal) => Some(refusal),
+            PipelineErrorKind::ChangedMismatch { .. }
+            | PipelineErrorKind::VerificationFailed { .. }
+            | PipelineErrorKind::InvalidAfterPass { .. } => None,
+        }
     }
 }
 
@@ -379,7 +415,9 @@ impl Runner {
                 if !report.succeeded() {
                     return Err(PipelineError {
                         pass: entry.name.clone(),
-                        message: format!("verification failed:\n{report}"),
+                        kind: PipelineErrorKind::VerificationFailed {
+                            report: report.to_string(),
+                        },
                     });
                 }
                 let mut record = Record::new(&entry.name, false);
@@ -459,10 +497,10 @@ impl Runner {
             );
         }
         let outcome = pass(module);
-        let fail = |message: String| {
+        let fail = |kind: PipelineErrorKind| {
             Err(PipelineError {
                 pass: name.to_string(),
-                message,
+                kind,
             })
         };
         let after = need_text.then(|| print_module(module, View::Flat));
@@ -472,38 +510,31 @@ impl Runner {
                 text,
             );
         }
-        if let Some(reason) = outcome.failure {
+        if let Some(refusal) = outcome.failure {
             if let (Some(before), Some(after)) = (&before, &after) {
                 if before != after {
-                    return fail(format!(
-                        "refused its input ({reason}) but modified the module"
-                    ));
+                    return fail(PipelineErrorKind::RefusedButModified(refusal));
                 }
             }
-            return fail(reason);
+            return fail(PipelineErrorKind::Refused(refusal));
         }
         if self.settings.check_changed {
             if let (Some(before), Some(after)) = (&before, &after) {
                 let text_changed = before != after;
                 if text_changed != outcome.changed {
-                    return fail(format!(
-                        "reported changed = {} but the module text {}",
-                        outcome.changed,
-                        if text_changed {
-                            "changed"
-                        } else {
-                            "did not change"
-                        }
-                    ));
+                    return fail(PipelineErrorKind::ChangedMismatch {
+                        reported: outcome.changed,
+                        text_changed,
+                    });
                 }
             }
         }
         if self.settings.verify_each {
             let report = verify_module(module, &VerifierOptions::default());
             if !report.succeeded() {
-                return fail(format!(
-                    "the module fails verification after this pass:\n{report}"
-                ));
+                return fail(PipelineErrorKind::InvalidAfterPass {
+                    report: report.to_string(),
+                });
             }
         }
         let mut record = Record::new(name, false);

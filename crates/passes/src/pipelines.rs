@@ -1,10 +1,12 @@
 //! The driver pipelines, as data: their order is visible here and nowhere else.
 //!
-//! - `normalize` (DESIGN.md §3): `verify → destructure-cfg → inline-all (immediately) →
+//! - `normalize`: `verify → destructure-cfg → inline-all (immediately) →
 //!   hoist-allocas → mem2reg → unused-callable-removal → simplify-cfg → dce →
 //!   verify(reachable blocks)`;
 //! - `structurize`, the tail for structured back-ends: `reg2mem → restructure-cfg →
 //!   verify(unique merges, canonical break/continue)`.
+//!
+//! The ordering contracts these keep are listed in `docs/passes.md` ("Driver pipelines").
 
 use crate::pipeline::PassPipeline;
 use crate::registry;
@@ -37,7 +39,7 @@ pub fn normalize() -> PassPipeline {
     p.add_verify("verify-input", VerifierOptions::default());
     for name in [
         "destructure-cfg",
-        // Immediately after destructuring, with nothing in between (ordering contract 1).
+        // Immediately after destructuring, with nothing in between.
         "inline-all",
         "hoist-allocas",
         "mem2reg",
@@ -47,8 +49,10 @@ pub fn normalize() -> PassPipeline {
     ] {
         add(&mut p, name);
     }
-    let mut reachable = VerifierOptions::default();
-    reachable.require_reachable_blocks = true;
+    let reachable = VerifierOptions {
+        require_reachable_blocks: true,
+        ..VerifierOptions::default()
+    };
     p.add_verify("verify-normalized", reachable);
     p
 }
@@ -56,12 +60,14 @@ pub fn normalize() -> PassPipeline {
 /// Plain SSA back to structured form for structured back-ends.
 pub fn structurize() -> PassPipeline {
     let mut p = PassPipeline::new();
-    // restructure-cfg needs input without block parameters (ordering contract 3).
+    // restructure-cfg needs input without block parameters.
     add(&mut p, "reg2mem");
     add(&mut p, "restructure-cfg");
-    let mut structured = VerifierOptions::default();
-    structured.require_unique_merge_blocks = true;
-    structured.require_canonical_break_continue_targets = true;
+    let structured = VerifierOptions {
+        require_unique_merge_blocks: true,
+        require_canonical_break_continue_targets: true,
+        ..VerifierOptions::default()
+    };
     p.add_verify("verify-structured", structured);
     p
 }

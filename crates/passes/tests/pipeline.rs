@@ -3,7 +3,7 @@
 
 use oxir_ir::parser::parse_module;
 use oxir_ir::Module;
-use oxir_passes::{PassOutcome, PassPipeline, PassReport};
+use oxir_passes::{PassOutcome, PassPipeline, PassReport, Refusal, RefusalReason};
 use std::cell::Cell;
 use std::rc::Rc;
 use std::sync::{Mutex, MutexGuard};
@@ -152,13 +152,24 @@ fn a_refusing_pass_stops_the_pipeline_with_its_reason() {
         p.add("refuser", |_m: &mut Module| PassOutcome {
             changed: false,
             report: PassReport::new(),
-            failure: Some("refused its input (error_count = 1)".into()),
+            failure: Some(Refusal {
+                pass: "refuser",
+                function: Some("f".into()),
+                block: None,
+                reason: RefusalReason::Counters(vec![("error_count", 1)]),
+            }),
         });
         p.add("later", counting_pass(later.clone(), 0));
         let stats = p.run(&mut module());
         let error = stats.error.clone().expect("the pipeline stops");
         assert_eq!(error.pass, "refuser");
-        assert!(error.message.contains("error_count = 1"));
+        assert_eq!(
+            error.to_string(),
+            "refuser: refused its input (error_count = 1)"
+        );
+        let refusal = error.refusal().expect("a refusal");
+        assert_eq!(refusal.function.as_deref(), Some("f"));
+        assert_eq!(refusal.location().as_deref(), Some("@f"));
         assert_eq!(later.get(), 0, "nothing runs after a refusal");
         assert!(!stats.succeeded());
     })
@@ -178,7 +189,7 @@ fn changed_check_catches_a_pass_that_lies() {
     assert_eq!(error.pass, "liar");
     assert!(
         error
-            .message
+            .message()
             .contains("reported changed = true but the module text did not change"),
         "{error}"
     );
@@ -191,7 +202,7 @@ fn changed_check_catches_a_pass_that_lies() {
     let error = p.run(&mut module()).error.expect("caught");
     assert!(
         error
-            .message
+            .message()
             .contains("reported changed = false but the module text changed"),
         "{error}"
     );
@@ -223,7 +234,7 @@ fn verify_entries_and_verify_each_stop_on_invalid_ir() {
     );
     let error = p.run(&mut module()).error.expect("verification fails");
     assert_eq!(error.pass, "verify-after");
-    assert!(error.message.contains("verification failed"));
+    assert!(error.message().contains("verification failed"));
 
     std::env::set_var("OXIR_VERIFY_EACH", "1");
     let mut p = PassPipeline::new();
@@ -235,7 +246,9 @@ fn verify_entries_and_verify_each_stop_on_invalid_ir() {
     }
     assert_eq!(error.pass, "breaker");
     assert!(
-        error.message.contains("fails verification after this pass"),
+        error
+            .message()
+            .contains("fails verification after this pass"),
         "{error}"
     );
 }

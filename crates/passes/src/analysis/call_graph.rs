@@ -14,7 +14,6 @@
 //! graph is a snapshot: recompute it after adding, removing or renumbering calls or
 //! functions.
 
-use crate::analysis::cfg::NONE;
 use crate::analysis::loops::SccFinder;
 use cranelift_entity::{EntityRef, SecondaryMap};
 use oxir_ir::dominance::Graph;
@@ -39,14 +38,15 @@ pub struct CallGraph {
     sites_by_callee: Vec<u32>,
     callee_offsets: Vec<u32>,
     /// Distinct callees and callers of each function.
-    callees: Graph,
-    callers: Graph,
+    callees: Graph<Func>,
+    callers: Graph<Func>,
     invalid: Vec<(Func, Inst)>,
     roots: Vec<Func>,
+    function_count: usize,
     /// Components in bottom-up order (callees first); `component_of[f]` indexes it.
     components: Vec<Vec<Func>>,
-    component_of: Vec<u32>,
-    recursive: Vec<bool>,
+    component_of: SecondaryMap<Func, usize>,
+    recursive: SecondaryMap<Func, bool>,
 }
 
 impl CallGraph {
@@ -62,13 +62,27 @@ impl CallGraph {
                     if data.opcode != Opcode::Call {
                         continue;
                     }
-                    match data.payload {
-                        Payload::Callee(callee) if callee.index() < n => sites.push(CallSite {
+                    let callee = match data.payload {
+                        Payload::Callee(callee) => Some(callee).filter(|c| c.index() < n),
+                        // A `call` without a callee is malformed (the verifier rejects it).
+                        Payload::None
+                        | Payload::Indices(_)
+                        | Payload::Message(_)
+                        | Payload::Jump(_)
+                        | Payload::CondBranch { .. }
+                        | Payload::SwitchBranch(_)
+                        | Payload::If { .. }
+                        | Payload::Loop { .. }
+                        | Payload::SimpleLoop { .. }
+                        | Payload::Switch { .. } => None,
+                    };
+                    match callee {
+                        Some(callee) => sites.push(CallSite {
                             caller,
                             inst,
                             callee,
                         }),
-                        _ => invalid.push((caller, inst)),
+                        None => invalid.push((caller, inst)),
                     }
                 }
             }
@@ -83,29 +97,26 @@ impl CallGraph {
         for i in 0..n {
             callee_offsets[i + 1] += callee_offsets[i];
         }
-        let mut edges: Vec<(u32, u32)> = sites
-            .iter()
-            .map(|s| (s.caller.as_u32(), s.callee.as_u32()))
-            .collect();
+        let mut edges: Vec<(Func, Func)> = sites.iter().map(|s| (s.caller, s.callee)).collect();
         edges.sort_unstable();
         edges.dedup();
         let callees = Graph::from_edges(n, &edges);
-        let reversed: Vec<(u32, u32)> = edges.iter().map(|&(a, b)| (b, a)).collect();
+        let reversed: Vec<(Func, Func)> = edges.iter().map(|&(a, b)| (b, a)).collect();
         let callers = Graph::from_edges(n, &reversed);
 
-        let nodes: Vec<u32> = (0..n as u32).collect();
+        let nodes: Vec<Func> = module.functions.keys().collect();
         let raw = SccFinder::new(n).find(&callees, &nodes, |_, _| true);
-        let mut component_of = vec![NONE; n];
-        let mut recursive = vec![false; n];
+        let mut component_of: SecondaryMap<Func, usize> = SecondaryMap::with_capacity(n);
+        let mut recursive: SecondaryMap<Func, bool> = SecondaryMap::with_capacity(n);
         let mut components = Vec::with_capacity(raw.len());
         for (id, mut members) in raw.into_iter().enumerate() {
             members.sort_unstable();
             let cyclic = members.len() > 1 || callees.successors(members[0]).contains(&members[0]);
             for &f in &members {
-                component_of[f as usize] = id as u32;
-                recursive[f as usize] = cyclic;
+                component_of[f] = id;
+                recursive[f] = cyclic;
             }
-            components.push(members.into_iter().map(Func::from_u32).collect());
+            components.push(members);
         }
         let roots = module
             .functions
@@ -122,6 +133,7 @@ impl CallGraph {
             callers,
             invalid,
             roots,
+            function_count: n,
             components,
             component_of,
             recursive,
@@ -129,7 +141,7 @@ impl CallGraph {
     }
 
     pub fn function_count(&self) -> usize {
-        self.component_of.len()
+        self.function_count
     }
 
     /// The entry points, in index order.
@@ -188,13 +200,17 @@ impl CallGraph {
         self.neighbours(&self.callers, func)
     }
 
-    fn neighbours<'a>(&'a self, graph: &'a Graph, func: Func) -> impl Iterator<Item = Func> + 'a {
+    fn neighbours<'a>(
+        &'a self,
+        graph: &'a Graph<Func>,
+        func: Func,
+    ) -> impl Iterator<Item = Func> + 'a {
         let list = if func.index() < self.function_count() {
-            graph.successors(func.as_u32())
+            graph.successors(func)
         } else {
             &[]
         };
-        list.iter().map(|&f| Func::from_u32(f))
+        list.iter().copied()
     }
 
     /// Strongly connected components, callees before callers; members in index order.
@@ -204,12 +220,12 @@ impl CallGraph {
 
     /// The index in [`CallGraph::components`] of `func`'s component.
     pub fn component_of(&self, func: Func) -> Option<usize> {
-        self.component_of.get(func.index()).map(|&c| c as usize)
+        (func.index() < self.function_count()).then(|| self.component_of[func])
     }
 
     /// Whether `func` is in a call cycle (including calling itself).
     pub fn is_recursive(&self, func: Func) -> bool {
-        self.recursive.get(func.index()).copied().unwrap_or(false)
+        func.index() < self.function_count() && self.recursive[func]
     }
 
     /// Every function, callees before callers (members of one component in index order).

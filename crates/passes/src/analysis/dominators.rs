@@ -5,32 +5,25 @@
 //! from each predecessor to the join's immediate dominator. Only blocks reachable from the
 //! entry are in the tree; queries about other blocks answer "no".
 
-use crate::analysis::cfg::{Cfg, NONE};
-use oxir_ir::dominance::DominatorTree;
+use crate::analysis::cfg::{Cfg, CfgNode};
+use oxir_ir::dominance::{DominatorTree, Graph};
 use oxir_ir::{Block, Function};
 
 /// Dominators of one function.
 pub struct DomTree {
     cfg: Cfg,
-    tree: DominatorTree,
-    /// Dominance frontier of each block number (CSR).
-    frontier_offsets: Vec<u32>,
-    frontier_targets: Vec<u32>,
-    /// Children of each block number in the dominator tree (CSR).
-    child_offsets: Vec<u32>,
-    child_targets: Vec<u32>,
+    tree: DominatorTree<CfgNode>,
+    /// Dominance frontier of each node, targets in node order.
+    frontiers: Graph<CfgNode>,
+    /// Children of each node in the dominator tree, in node order.
+    children: Graph<CfgNode>,
 }
 
-fn csr(n: usize, pairs: &mut [(u32, u32)]) -> (Vec<u32>, Vec<u32>) {
+/// The graph of `pairs` with each node's targets sorted and deduplicated.
+fn sorted_graph(n: usize, pairs: &mut Vec<(CfgNode, CfgNode)>) -> Graph<CfgNode> {
     pairs.sort_unstable();
-    let mut offsets = vec![0u32; n + 1];
-    for &(from, _) in pairs.iter() {
-        offsets[from as usize + 1] += 1;
-    }
-    for i in 0..n {
-        offsets[i + 1] += offsets[i];
-    }
-    (offsets, pairs.iter().map(|&(_, to)| to).collect())
+    pairs.dedup();
+    Graph::from_edges(n, pairs)
 }
 
 impl DomTree {
@@ -42,49 +35,32 @@ impl DomTree {
     pub fn from_cfg(cfg: Cfg) -> DomTree {
         let tree = DominatorTree::compute(cfg.succ_graph());
         let n = cfg.block_count();
-        let mut frontier: Vec<(u32, u32)> = Vec::new();
-        for join in 0..n as u32 {
+        let mut frontier: Vec<(CfgNode, CfgNode)> = Vec::new();
+        for join in cfg.nodes() {
             let preds = cfg.pred_graph().successors(join);
             if preds.len() < 2 || !tree.is_reachable(join) {
                 continue;
             }
-            let idom = tree.idom(join).unwrap_or(NONE);
+            let idom = tree.idom(join);
             for &pred in preds {
-                let mut runner = pred;
-                while runner != idom && runner != NONE && tree.is_reachable(runner) {
-                    frontier.push((runner, join));
-                    runner = tree.idom(runner).unwrap_or(NONE);
+                let mut runner = Some(pred);
+                while let Some(r) = runner.filter(|&r| Some(r) != idom && tree.is_reachable(r)) {
+                    frontier.push((r, join));
+                    runner = tree.idom(r);
                 }
             }
         }
-        frontier.dedup();
-        let (frontier_offsets, mut frontier_targets) = csr(n, &mut frontier);
-        // Deduplicate within each list (a block can be reached from several preds).
-        let mut compact_offsets = vec![0u32; n + 1];
-        let mut compact = Vec::with_capacity(frontier_targets.len());
-        for b in 0..n {
-            let list = &mut frontier_targets
-                [frontier_offsets[b] as usize..frontier_offsets[b + 1] as usize];
-            list.sort_unstable();
-            let start = compact.len();
-            for &t in list.iter() {
-                if compact.len() == start || compact.last() != Some(&t) {
-                    compact.push(t);
-                }
-            }
-            compact_offsets[b + 1] = compact.len() as u32;
-        }
-        let mut children: Vec<(u32, u32)> = (0..n as u32)
+        let frontiers = sorted_graph(n, &mut frontier);
+        let mut children: Vec<(CfgNode, CfgNode)> = cfg
+            .nodes()
             .filter_map(|b| tree.idom(b).map(|parent| (parent, b)))
             .collect();
-        let (child_offsets, child_targets) = csr(n, &mut children);
+        let children = sorted_graph(n, &mut children);
         DomTree {
             cfg,
             tree,
-            frontier_offsets: compact_offsets,
-            frontier_targets: compact,
-            child_offsets,
-            child_targets,
+            frontiers,
+            children,
         }
     }
 
@@ -118,25 +94,24 @@ impl DomTree {
 
     /// The dominance frontier of `block`, in block-number order.
     pub fn frontier(&self, block: Block) -> impl Iterator<Item = Block> + '_ {
-        let list = match self.cfg.number(block) {
-            Some(n) => {
-                &self.frontier_targets[self.frontier_offsets[n as usize] as usize
-                    ..self.frontier_offsets[n as usize + 1] as usize]
-            }
-            None => &[],
-        };
-        list.iter().map(|&t| self.cfg.block(t))
+        self.listed(&self.frontiers, block)
     }
 
     /// Children of `block` in the dominator tree, in block-number order.
     pub fn children(&self, block: Block) -> impl Iterator<Item = Block> + '_ {
-        let list = match self.cfg.number(block) {
-            Some(n) => {
-                &self.child_targets[self.child_offsets[n as usize] as usize
-                    ..self.child_offsets[n as usize + 1] as usize]
-            }
-            None => &[],
-        };
+        self.listed(&self.children, block)
+    }
+
+    /// The blocks `graph` lists for `block` (none when it is not in the layout).
+    fn listed<'a>(
+        &'a self,
+        graph: &'a Graph<CfgNode>,
+        block: Block,
+    ) -> impl Iterator<Item = Block> + 'a {
+        let list = self
+            .cfg
+            .number(block)
+            .map_or(&[][..], |n| graph.successors(n));
         list.iter().map(|&t| self.cfg.block(t))
     }
 
@@ -193,6 +168,31 @@ block6:
         // Reverse post-order puts every block before its successors, except along back edges.
         let pos = |x: Block| rpo.iter().position(|&y| y == x).unwrap();
         assert!(pos(b(1)) < pos(b(2)) && pos(b(2)) < pos(b(4)) && pos(b(4)) < pos(b(5)));
+    }
+
+    #[test]
+    fn function_reverse_post_order_visits_successors_in_terminator_order() {
+        // The depth-first search takes block2 first (the `then` edge), so block1, finished
+        // later, comes first in reverse post-order; block4 is unreachable.
+        let text = "const c0: bool = true
+callable @f() {
+block0:
+    cond_br c0, block2, block1
+block1:
+    br block3
+block2:
+    br block3
+block3:
+    return
+block4:
+    br block3
+}
+";
+        let m = parse_module(text).unwrap();
+        let f = m.functions.values().next().unwrap();
+        let order = crate::analysis::cfg::reverse_post_order(f);
+        assert_eq!(order, vec![b(0), b(1), b(2), b(3)]);
+        assert_eq!(Cfg::new(f).reverse_post_order().collect::<Vec<_>>(), order);
     }
 
     #[test]

@@ -28,10 +28,11 @@
 //! Everything is a snapshot of the function it was built from: recompute after any CFG
 //! change. Traversals are iterative and use dense numbering (the [`Cfg`] block numbers).
 
-use crate::analysis::cfg::{Cfg, NONE};
+use crate::analysis::cfg::{Cfg, CfgNode};
 use crate::analysis::dominators::DomTree;
-use cranelift_entity::{entity_impl, PrimaryMap};
-use oxir_ir::dominance::Graph;
+use cranelift_entity::packed_option::PackedOption;
+use cranelift_entity::{entity_impl, PrimaryMap, SecondaryMap};
+use oxir_ir::dominance::{Graph, GraphNode};
 use oxir_ir::{Block, Function};
 
 // --- strongly connected components -----------------------------------------------------
@@ -41,19 +42,23 @@ use oxir_ir::{Block, Function};
 /// touched only, so decomposing nested regions repeatedly costs their size, not the
 /// graph's. Shared by the loop, post-dominator and call-graph analyses.
 pub struct SccFinder {
+    /// DFS discovery number of each node; `UNVISITED` outside a run.
     index: Vec<u32>,
     lowlink: Vec<u32>,
     on_stack: Vec<bool>,
-    stack: Vec<u32>,
+    stack: Vec<usize>,
     /// The DFS "call stack": node and the position of its next successor to visit.
-    frames: Vec<(u32, usize)>,
+    frames: Vec<(usize, usize)>,
 }
+
+/// The discovery number of a node the current run has not reached.
+const UNVISITED: u32 = u32::MAX;
 
 impl SccFinder {
     pub fn new(node_count: usize) -> SccFinder {
         SccFinder {
-            index: vec![NONE; node_count],
-            lowlink: vec![NONE; node_count],
+            index: vec![UNVISITED; node_count],
+            lowlink: vec![UNVISITED; node_count],
             on_stack: vec![false; node_count],
             stack: Vec::new(),
             frames: Vec::new(),
@@ -65,41 +70,43 @@ impl SccFinder {
     /// reject edges leaving `nodes`. Components come out in Tarjan's completion order: a
     /// component appears after every component it reaches (sinks first, a reverse
     /// topological order). Members appear in the order they were popped.
-    pub fn find(
+    pub fn find<N: GraphNode>(
         &mut self,
-        graph: &Graph,
-        nodes: &[u32],
-        mut keep_edge: impl FnMut(u32, u32) -> bool,
-    ) -> Vec<Vec<u32>> {
+        graph: &Graph<N>,
+        nodes: &[N],
+        mut keep_edge: impl FnMut(N, N) -> bool,
+    ) -> Vec<Vec<N>> {
         let mut components = Vec::new();
         let mut counter = 0u32;
         for &root in nodes {
-            if self.index[root as usize] != NONE {
+            if self.index[root.dense()] != UNVISITED {
                 continue;
             }
-            self.open(root, &mut counter);
+            self.open(root.dense(), &mut counter);
             while let Some(top) = self.frames.last_mut() {
                 let (node, next) = *top;
-                if let Some(&succ) = graph.successors(node).get(next) {
+                let node_id = N::from_dense(node);
+                if let Some(&succ) = graph.successors(node_id).get(next) {
                     top.1 += 1;
-                    if !keep_edge(node, succ) {
+                    if !keep_edge(node_id, succ) {
                         continue;
                     }
-                    if self.index[succ as usize] == NONE {
+                    let succ = succ.dense();
+                    if self.index[succ] == UNVISITED {
                         self.open(succ, &mut counter);
-                    } else if self.on_stack[succ as usize] {
-                        let low = &mut self.lowlink[node as usize];
-                        *low = (*low).min(self.index[succ as usize]);
+                    } else if self.on_stack[succ] {
+                        let low = &mut self.lowlink[node];
+                        *low = (*low).min(self.index[succ]);
                     }
                     continue;
                 }
                 self.frames.pop();
-                if self.lowlink[node as usize] == self.index[node as usize] {
+                if self.lowlink[node] == self.index[node] {
                     let mut component = Vec::new();
                     loop {
                         let member = self.stack.pop().expect("tarjan stack holds the root");
-                        self.on_stack[member as usize] = false;
-                        component.push(member);
+                        self.on_stack[member] = false;
+                        component.push(N::from_dense(member));
                         if member == node {
                             break;
                         }
@@ -107,25 +114,25 @@ impl SccFinder {
                     components.push(component);
                 }
                 if let Some(&(parent, _)) = self.frames.last() {
-                    let low = self.lowlink[node as usize];
-                    let parent_low = &mut self.lowlink[parent as usize];
+                    let low = self.lowlink[node];
+                    let parent_low = &mut self.lowlink[parent];
                     *parent_low = (*parent_low).min(low);
                 }
             }
         }
         for &node in nodes {
-            self.index[node as usize] = NONE;
-            self.lowlink[node as usize] = NONE;
+            self.index[node.dense()] = UNVISITED;
+            self.lowlink[node.dense()] = UNVISITED;
         }
         components
     }
 
-    fn open(&mut self, node: u32, counter: &mut u32) {
-        self.index[node as usize] = *counter;
-        self.lowlink[node as usize] = *counter;
+    fn open(&mut self, node: usize, counter: &mut u32) {
+        self.index[node] = *counter;
+        self.lowlink[node] = *counter;
         *counter += 1;
         self.stack.push(node);
-        self.on_stack[node as usize] = true;
+        self.on_stack[node] = true;
         self.frames.push((node, 0));
     }
 }
@@ -163,9 +170,9 @@ pub struct LoopInfo {
     domtree: DomTree,
     loops: PrimaryMap<Loop, LoopData>,
     /// Block numbers of each loop, sorted, for membership tests.
-    members: Vec<Vec<u32>>,
-    /// The innermost loop of each block number (`NONE`: in no loop).
-    innermost: Vec<u32>,
+    members: SecondaryMap<Loop, Vec<CfgNode>>,
+    /// The innermost loop of each block number (none: in no loop).
+    innermost: SecondaryMap<CfgNode, PackedOption<Loop>>,
 }
 
 impl LoopInfo {
@@ -176,48 +183,45 @@ impl LoopInfo {
 
     pub fn from_domtree(domtree: DomTree) -> LoopInfo {
         let cfg = domtree.cfg();
-        let n = cfg.block_count();
-        let rpo = cfg.rpo_numbers();
         // Back edges grouped by header, headers in reverse post-order.
-        let mut latches_of: Vec<Vec<u32>> = vec![Vec::new(); n];
-        let mut headers: Vec<u32> = Vec::new();
-        for &t in rpo {
+        let mut latches_of: SecondaryMap<CfgNode, Vec<CfgNode>> = SecondaryMap::new();
+        let mut headers: Vec<CfgNode> = Vec::new();
+        for &t in cfg.rpo_numbers() {
             for &h in cfg.succ_graph().successors(t) {
                 if domtree.dominates(cfg.block(h), cfg.block(t)) {
-                    if latches_of[h as usize].is_empty() {
+                    if latches_of[h].is_empty() {
                         headers.push(h);
                     }
-                    latches_of[h as usize].push(t);
+                    latches_of[h].push(t);
                 }
             }
         }
-        let mut rpo_position = vec![NONE; n];
-        for (i, &b) in rpo.iter().enumerate() {
-            rpo_position[b as usize] = i as u32;
-        }
-        headers.sort_unstable_by_key(|&h| rpo_position[h as usize]);
+        headers.sort_unstable_by_key(|&h| cfg.rpo_position(h));
 
         let mut loops: PrimaryMap<Loop, LoopData> = PrimaryMap::new();
-        let mut members = Vec::with_capacity(headers.len());
-        let mut innermost = vec![NONE; n];
-        // `mark[b] == loop index` means b is in the loop being built (epochs: no resets).
-        let mut mark = vec![NONE; n];
-        let mut worklist: Vec<u32> = Vec::new();
-        for (index, &header) in headers.iter().enumerate() {
-            let epoch = index as u32;
+        let mut members: SecondaryMap<Loop, Vec<CfgNode>> = SecondaryMap::new();
+        let mut innermost: SecondaryMap<CfgNode, PackedOption<Loop>> = SecondaryMap::new();
+        // `mark[b] == lp` means b is in the loop `lp` being built (epochs: no resets).
+        let mut mark: SecondaryMap<CfgNode, PackedOption<Loop>> = SecondaryMap::new();
+        let mut worklist: Vec<CfgNode> = Vec::new();
+        for &header in &headers {
+            let epoch = loops.next_key();
+            let in_loop = |mark: &SecondaryMap<CfgNode, PackedOption<Loop>>, b: CfgNode| {
+                mark[b].expand() == Some(epoch)
+            };
             let mut body = vec![header];
-            mark[header as usize] = epoch;
-            for &latch in &latches_of[header as usize] {
-                if mark[latch as usize] != epoch {
-                    mark[latch as usize] = epoch;
+            mark[header] = epoch.into();
+            for &latch in &latches_of[header] {
+                if !in_loop(&mark, latch) {
+                    mark[latch] = epoch.into();
                     body.push(latch);
                     worklist.push(latch);
                 }
             }
             while let Some(b) = worklist.pop() {
                 for &p in cfg.pred_graph().successors(b) {
-                    if mark[p as usize] != epoch && cfg.is_reachable(cfg.block(p)) {
-                        mark[p as usize] = epoch;
+                    if !in_loop(&mark, p) && cfg.is_reachable(cfg.block(p)) {
+                        mark[p] = epoch.into();
                         body.push(p);
                         worklist.push(p);
                     }
@@ -227,23 +231,23 @@ impl LoopInfo {
             let mut exits = Vec::new();
             for &b in &body {
                 for &s in cfg.succ_graph().successors(b) {
-                    if mark[s as usize] != epoch {
+                    if !in_loop(&mark, s) {
                         exits.push((cfg.block(b), cfg.block(s)));
                     }
                 }
             }
-            let mut exit_targets: Vec<u32> = exits
+            let mut exit_targets: Vec<CfgNode> = exits
                 .iter()
                 .map(|&(_, to)| cfg.number(to).expect("exit target is in the layout"))
                 .collect();
             exit_targets.sort_unstable();
             exit_targets.dedup();
-            let outside_preds: Vec<u32> = cfg
+            let outside_preds: Vec<CfgNode> = cfg
                 .pred_graph()
                 .successors(header)
                 .iter()
                 .copied()
-                .filter(|&p| mark[p as usize] != epoch && cfg.is_reachable(cfg.block(p)))
+                .filter(|&p| !in_loop(&mark, p) && cfg.is_reachable(cfg.block(p)))
                 .collect();
             let preheader = match outside_preds.as_slice() {
                 [p] if cfg.succ_graph().successors(*p).len() == 1 => Some(cfg.block(*p)),
@@ -251,15 +255,14 @@ impl LoopInfo {
             };
             // Headers come in dominance order, so every loop containing this header was
             // built already and the innermost of them is the parent.
-            let parent_index = innermost[header as usize];
-            let parent = (parent_index != NONE).then(|| Loop::from_u32(parent_index));
+            let parent = innermost[header].expand();
             let depth = parent.map_or(1, |p: Loop| loops[p].depth + 1);
             for &b in &body {
-                innermost[b as usize] = epoch;
+                innermost[b] = epoch.into();
             }
-            let mut latches = latches_of[header as usize].clone();
+            let mut latches = latches_of[header].clone();
             latches.sort_unstable();
-            loops.push(LoopData {
+            let pushed = loops.push(LoopData {
                 header: cfg.block(header),
                 latches: latches.iter().map(|&l| cfg.block(l)).collect(),
                 blocks: body.iter().map(|&b| cfg.block(b)).collect(),
@@ -269,7 +272,8 @@ impl LoopInfo {
                 parent,
                 depth,
             });
-            members.push(body);
+            debug_assert_eq!(pushed, epoch);
+            members[epoch] = body;
         }
         LoopInfo {
             domtree,
@@ -304,8 +308,7 @@ impl LoopInfo {
     /// The innermost loop containing `block`.
     pub fn loop_of(&self, block: Block) -> Option<Loop> {
         let n = self.cfg().number(block)?;
-        let lp = self.innermost[n as usize];
-        (lp != NONE).then(|| Loop::from_u32(lp))
+        self.innermost[n].expand()
     }
 
     /// The loop whose header is `block`.
@@ -323,7 +326,7 @@ impl LoopInfo {
     pub fn contains(&self, lp: Loop, block: Block) -> bool {
         self.cfg()
             .number(block)
-            .is_some_and(|n| self.members[lp.as_u32() as usize].binary_search(&n).is_ok())
+            .is_some_and(|n| self.members[lp].binary_search(&n).is_ok())
     }
 
     /// Whether `outer` is `inner` or one of its ancestors.
@@ -357,48 +360,48 @@ pub fn irreducible_cycles(func: &Function) -> Vec<Vec<Block>> {
 /// [`irreducible_cycles`] over an existing dominator tree.
 pub fn irreducible_cycles_of(domtree: &DomTree) -> Vec<Vec<Block>> {
     let cfg = domtree.cfg();
-    let n = cfg.block_count();
     let graph = cfg.succ_graph();
-    let mut finder = SccFinder::new(n);
+    let mut finder = SccFinder::new(cfg.block_count());
     // Epoch marks: `region[b]` is the id of the region being split, `component[b]` the id
-    // of the component being classified.
-    let mut region = vec![NONE; n];
-    let mut component = vec![NONE; n];
+    // of the component being classified (ids count up from 1; 0 is "none yet").
+    let mut region: SecondaryMap<CfgNode, u32> = SecondaryMap::new();
+    let mut component: SecondaryMap<CfgNode, u32> = SecondaryMap::new();
     let mut next_region = 0u32;
     let mut next_component = 0u32;
-    let mut found: Vec<Vec<u32>> = Vec::new();
+    let mut found: Vec<Vec<CfgNode>> = Vec::new();
     // Regions to split: their blocks and the header whose incoming edges are cut.
-    let mut worklist: Vec<(Vec<u32>, u32)> = vec![(cfg.rpo_numbers().to_vec(), NONE)];
+    let mut worklist: Vec<(Vec<CfgNode>, Option<CfgNode>)> =
+        vec![(cfg.rpo_numbers().to_vec(), None)];
     while let Some((nodes, cut_header)) = worklist.pop() {
-        let id = next_region;
         next_region += 1;
+        let id = next_region;
         for &b in &nodes {
-            region[b as usize] = id;
+            region[b] = id;
         }
         let components = finder.find(graph, &nodes, |from, to| {
-            region[to as usize] == id && to != cut_header && region[from as usize] == id
+            region[to] == id && Some(to) != cut_header && region[from] == id
         });
         for members in components {
-            let cid = next_component;
             next_component += 1;
+            let cid = next_component;
             for &b in &members {
-                component[b as usize] = cid;
+                component[b] = cid;
             }
             let trivial = members.len() == 1 && {
                 let b = members[0];
-                b == cut_header || !graph.successors(b).contains(&b)
+                Some(b) == cut_header || !graph.successors(b).contains(&b)
             };
             if trivial {
                 continue;
             }
-            let entries: Vec<u32> = members
+            let entries: Vec<CfgNode> = members
                 .iter()
                 .copied()
                 .filter(|&b| {
                     cfg.pred_graph()
                         .successors(b)
                         .iter()
-                        .any(|&p| component[p as usize] != cid && cfg.is_reachable(cfg.block(p)))
+                        .any(|&p| component[p] != cid && cfg.is_reachable(cfg.block(p)))
                 })
                 .collect();
             let single_dominating_entry = match entries.as_slice() {
@@ -409,7 +412,7 @@ pub fn irreducible_cycles_of(domtree: &DomTree) -> Vec<Vec<Block>> {
             };
             if single_dominating_entry {
                 let header = entries[0];
-                worklist.push((members, header));
+                worklist.push((members, Some(header)));
             } else {
                 let mut sorted = members;
                 sorted.sort_unstable();

@@ -10,7 +10,7 @@
 //!
 //! Blocks that cannot reach an exit (infinite loops, and blocks that can only reach one)
 //! are outside that tree. With [`PostDomOptions::account_for_infinite_loops`] (the
-//! default, as in the reference) each such region gets one artificial exit so every block
+//! default) each such region gets one artificial exit so every block
 //! of the layout is in the tree: among the blocks that cannot reach an exit, every *sink*
 //! strongly connected component (one no edge leaves) is a cycle that runs forever, and its
 //! block that comes **last in reverse post-order** (for blocks reachable from the entry;
@@ -22,10 +22,32 @@
 //! never lie on a path from a reachable block, so they do not change the answers for
 //! reachable blocks. The tree is a snapshot: recompute it after any CFG change.
 
-use crate::analysis::cfg::{Cfg, NONE};
+use crate::analysis::cfg::{Cfg, CfgNode};
 use crate::analysis::loops::SccFinder;
+use cranelift_entity::{entity_impl, EntityRef, SecondaryMap};
 use oxir_ir::dominance::{DominatorTree, Graph};
 use oxir_ir::{Block, Function};
+
+/// A node of the reversed CFG: node 0 is the virtual exit, [`CfgNode`] `i` is node `i + 1`.
+/// Prints as `pnodeN`.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+struct PostDomNode(u32);
+entity_impl!(PostDomNode, "pnode");
+
+impl PostDomNode {
+    const VIRTUAL_EXIT: PostDomNode = PostDomNode(0);
+
+    fn of(node: CfgNode) -> PostDomNode {
+        PostDomNode::new(node.index() + 1)
+    }
+
+    /// The CFG node, `None` for the virtual exit.
+    fn cfg_node(self) -> Option<CfgNode> {
+        (self != Self::VIRTUAL_EXIT).then(|| CfgNode::new(self.index() - 1))
+    }
+}
+
+oxir_ir::impl_graph_node!(PostDomNode);
 
 /// How to build a [`PostDomTree`].
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -46,8 +68,8 @@ impl Default for PostDomOptions {
 /// Post-dominators of one function.
 pub struct PostDomTree {
     cfg: Cfg,
-    /// Dominator tree of the reversed CFG; node 0 is the virtual exit, block `i` is `i + 1`.
-    tree: DominatorTree,
+    /// Dominator tree of the reversed CFG rooted at the virtual exit.
+    tree: DominatorTree<PostDomNode>,
     exits: Vec<Block>,
     infinite_loop_exits: Vec<Block>,
 }
@@ -59,7 +81,8 @@ impl PostDomTree {
 
     pub fn from_cfg(cfg: Cfg, options: PostDomOptions) -> PostDomTree {
         let n = cfg.block_count();
-        let exits: Vec<u32> = (0..n as u32)
+        let exits: Vec<CfgNode> = cfg
+            .nodes()
             .filter(|&b| cfg.succ_graph().successors(b).is_empty())
             .collect();
         let infinite_loop_exits = if options.account_for_infinite_loops {
@@ -68,14 +91,14 @@ impl PostDomTree {
             Vec::new()
         };
         // Reversed CFG with the virtual exit as node 0.
-        let mut edges: Vec<(u32, u32)> = exits
+        let mut edges: Vec<(PostDomNode, PostDomNode)> = exits
             .iter()
             .chain(&infinite_loop_exits)
-            .map(|&b| (0, b + 1))
+            .map(|&b| (PostDomNode::VIRTUAL_EXIT, PostDomNode::of(b)))
             .collect();
-        for from in 0..n as u32 {
+        for from in cfg.nodes() {
             for &to in cfg.succ_graph().successors(from) {
-                edges.push((to + 1, from + 1));
+                edges.push((PostDomNode::of(to), PostDomNode::of(from)));
             }
         }
         let tree = DominatorTree::compute(&Graph::from_edges(n + 1, &edges));
@@ -88,62 +111,52 @@ impl PostDomTree {
     }
 
     /// One block per sink cycle among the blocks that cannot reach an exit (module doc).
-    fn infinite_loop_exits_of(cfg: &Cfg, exits: &[u32]) -> Vec<u32> {
-        let n = cfg.block_count();
-        let mut reaches_exit = vec![false; n];
-        let mut worklist: Vec<u32> = exits.to_vec();
+    fn infinite_loop_exits_of(cfg: &Cfg, exits: &[CfgNode]) -> Vec<CfgNode> {
+        let mut reaches_exit: SecondaryMap<CfgNode, bool> = SecondaryMap::new();
+        let mut worklist: Vec<CfgNode> = exits.to_vec();
         for &e in exits {
-            reaches_exit[e as usize] = true;
+            reaches_exit[e] = true;
         }
         while let Some(b) = worklist.pop() {
             for &p in cfg.pred_graph().successors(b) {
-                if !reaches_exit[p as usize] {
-                    reaches_exit[p as usize] = true;
+                if !reaches_exit[p] {
+                    reaches_exit[p] = true;
                     worklist.push(p);
                 }
             }
         }
-        let stuck: Vec<u32> = (0..n as u32)
-            .filter(|&b| !reaches_exit[b as usize])
-            .collect();
+        let stuck: Vec<CfgNode> = cfg.nodes().filter(|&b| !reaches_exit[b]).collect();
         if stuck.is_empty() {
             return Vec::new();
         }
         // Rank: position in reverse post-order, then layout order for unreachable blocks.
-        let mut rank = vec![NONE; n];
-        for (i, &b) in cfg.rpo_numbers().iter().enumerate() {
-            rank[b as usize] = i as u32;
-        }
-        let reachable_count = cfg.rpo_numbers().len() as u32;
-        for &b in &stuck {
-            if rank[b as usize] == NONE {
-                rank[b as usize] = reachable_count + b;
-            }
-        }
+        let reachable_count = cfg.rpo_numbers().len();
+        let rank = |b: CfgNode| {
+            cfg.rpo_position(b)
+                .map_or(reachable_count + b.index(), |p| p.index())
+        };
         let graph = cfg.succ_graph();
-        let components = SccFinder::new(n).find(graph, &stuck, |_, to| !reaches_exit[to as usize]);
-        let mut component_of = vec![NONE; n];
+        let components =
+            SccFinder::new(cfg.block_count()).find(graph, &stuck, |_, to| !reaches_exit[to]);
+        let mut component_of: SecondaryMap<CfgNode, usize> = SecondaryMap::new();
         for (id, members) in components.iter().enumerate() {
             for &b in members {
-                component_of[b as usize] = id as u32;
+                component_of[b] = id;
             }
         }
-        let mut chosen: Vec<u32> = components
+        let mut chosen: Vec<CfgNode> = components
             .iter()
             .enumerate()
             .filter(|(id, members)| {
                 // Every successor of a stuck block is stuck, so a sink has none outside.
-                members.iter().all(|&b| {
-                    graph
-                        .successors(b)
-                        .iter()
-                        .all(|&s| component_of[s as usize] == *id as u32)
-                })
+                members
+                    .iter()
+                    .all(|&b| graph.successors(b).iter().all(|&s| component_of[s] == *id))
             })
             .map(|(_, members)| {
                 *members
                     .iter()
-                    .max_by_key(|&&b| rank[b as usize])
+                    .max_by_key(|&&b| rank(b))
                     .expect("components are not empty")
             })
             .collect();
@@ -155,8 +168,8 @@ impl PostDomTree {
         &self.cfg
     }
 
-    fn node(&self, block: Block) -> Option<u32> {
-        self.cfg.number(block).map(|n| n + 1)
+    fn node(&self, block: Block) -> Option<PostDomNode> {
+        self.cfg.number(block).map(PostDomNode::of)
     }
 
     /// Whether `block` is in the tree (it reaches an exit, or an artificial one).
@@ -180,10 +193,8 @@ impl PostDomTree {
     /// block is not in the tree.
     pub fn ipdom(&self, block: Block) -> Option<Block> {
         let n = self.node(block)?;
-        match self.tree.idom(n)? {
-            0 => None,
-            d => Some(self.cfg.block(d - 1)),
-        }
+        let d = self.tree.idom(n)?.cfg_node()?;
+        Some(self.cfg.block(d))
     }
 
     /// Blocks without executable successors, in layout order.
@@ -201,8 +212,8 @@ impl PostDomTree {
         self.tree
             .preorder()
             .iter()
-            .filter(|&&n| n != 0)
-            .map(|&n| self.cfg.block(n - 1))
+            .filter_map(|&n| n.cfg_node())
+            .map(|n| self.cfg.block(n))
     }
 }
 
@@ -373,7 +384,7 @@ block4:
         let mut seen = vec![false; cfg.block_count()];
         let mut stack = vec![from];
         while let Some(b) = stack.pop() {
-            let n = cfg.number(b).unwrap() as usize;
+            let n = cfg.number(b).unwrap().index();
             if Some(b) == avoid || seen[n] {
                 continue;
             }

@@ -7,8 +7,7 @@
 //! - the targets of its terminator's edges;
 //! - its terminator's structural roles (merge, loop body, loop update): a merge is not an
 //!   edge, and a block that is only structurally owned is still named by a kept structured
-//!   terminator (`reference/luisa_xir.md` §10.4.1; the fixture
-//!   `dce_preserves_structured_merge_ownership` pins this);
+//!   terminator (the fixture `dce_preserves_structured_merge_ownership` pins this);
 //! - for a `break T` / `continue T`, every block whose construct names `T` as its merge
 //!   (`loop`, `simple_loop`, `switch`) / its update block or `simple_loop` body, so the
 //!   verifier still finds a construct for the exit.
@@ -78,14 +77,15 @@
 //! `block1` is unreachable and owned by nobody.)
 
 use crate::pass_info;
-use crate::util::definitions;
+use crate::util::{definitions, TerminatorOp};
 use cranelift_entity::SecondaryMap;
 use oxir_ir::effects::{instruction_effects, is_convergent};
 use oxir_ir::{Block, Func, Function, Inst, Module, Opcode, Payload, Value, ValueDef};
 use smallvec::SmallVec;
 
 pass_info! {
-    /// Counters of `dce` (`reference/luisa_xir.md` §4.2).
+    pass: "dce",
+    /// Counters of `dce`.
     pub struct DceInfo {
         /// Instructions removed from kept blocks.
         removed_inst_count,
@@ -265,10 +265,33 @@ impl<'a> Marker<'a> {
         for role in data.payload.roles() {
             self.keep(role);
         }
-        let owners = match (&data.payload, data.opcode) {
-            (Payload::Jump(edge), Opcode::Break) => self.break_owners[edge.block].clone(),
-            (Payload::Jump(edge), Opcode::Continue) => self.continue_owners[edge.block].clone(),
-            _ => SmallVec::new(),
+        let owners = match (TerminatorOp::of(data.opcode), &data.payload) {
+            (Some(TerminatorOp::Break), Payload::Jump(edge)) => {
+                self.break_owners[edge.block].clone()
+            }
+            (Some(TerminatorOp::Continue), Payload::Jump(edge)) => {
+                self.continue_owners[edge.block].clone()
+            }
+            // Only `break` and `continue` need their construct kept; one without a jump
+            // payload is malformed (the verifier rejects it) and keeps nothing more.
+            (
+                Some(
+                    TerminatorOp::Br
+                    | TerminatorOp::CondBr
+                    | TerminatorOp::SwitchBr
+                    | TerminatorOp::Return
+                    | TerminatorOp::Unreachable
+                    | TerminatorOp::Discard
+                    | TerminatorOp::If
+                    | TerminatorOp::Loop
+                    | TerminatorOp::SimpleLoop
+                    | TerminatorOp::Switch
+                    | TerminatorOp::Break
+                    | TerminatorOp::Continue,
+                )
+                | None,
+                _,
+            ) => SmallVec::new(),
         };
         for owner in owners {
             self.keep(owner);
@@ -302,6 +325,9 @@ impl<'a> Marker<'a> {
             match def_data.opcode {
                 Opcode::Alloca => return Some(def),
                 Opcode::Access => pointer = *def_data.args.first()?,
+                // Conservative: a pointer with any other origin (a parameter, a call or a
+                // load result, a new pointer-producing op) is not known to be a local
+                // slot, so its stores are kept.
                 _ => return None,
             }
         }

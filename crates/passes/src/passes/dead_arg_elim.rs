@@ -29,6 +29,7 @@ use cranelift_entity::EntityRef;
 use oxir_ir::{Func, FunctionKind, Module};
 
 crate::pass_info! {
+    pass: "dead-arg-elim",
     /// Counters of `dead-arg-elim`.
     pub struct DeadArgElimInfo {
         removed_arg_count,
@@ -44,6 +45,7 @@ pub fn run_on_function(module: &mut Module, func: Func) -> DeadArgElimInfo {
     let graph = CallGraph::new(module);
     DeadArgElimInfo {
         removed_arg_count: eliminate(module, &graph, func),
+        ..DeadArgElimInfo::default()
     }
 }
 

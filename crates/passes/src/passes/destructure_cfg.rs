@@ -44,14 +44,15 @@
 //! `discard` exits, does not touch block parameters, and leaves body-less functions alone.
 
 use crate::pass_info;
-use crate::util::definitions;
+use crate::util::{definitions, TerminatorOp};
 use oxir_ir::verifier::{verify_function, VerifierOptions};
 use oxir_ir::{
     AddressSpace, Block, BlockCall, Func, Inst, InstData, Metadata, Module, Opcode, Payload, Value,
 };
 
 pass_info! {
-    /// Counters of `destructure-cfg` (`reference/luisa_xir.md` §4.1).
+    pass: "destructure-cfg",
+    /// Counters of `destructure-cfg`.
     pub struct DestructureCfgInfo {
         /// `if` terminators rewritten to `cond_br`.
         destructured_if_count,
@@ -94,6 +95,7 @@ pub fn preflight_function(module: &Module, func: Func) -> DestructureCfgInfo {
     let mut info = DestructureCfgInfo::default();
     let Some(function) = module.functions.get(func) else {
         info.error_count = 1;
+        info.note_refusal(None, None);
         return info;
     };
     if !function.is_definition() || function.entry_block().is_none() {
@@ -103,7 +105,11 @@ pub fn preflight_function(module: &Module, func: Func) -> DestructureCfgInfo {
         require_terminated_blocks: false,
         ..VerifierOptions::default()
     };
-    info.error_count = verify_function(module, func, &options).errors.len() as u64;
+    let report = verify_function(module, func, &options);
+    info.error_count = report.errors.len() as u64;
+    if info.error_count > 0 {
+        info.note_refusal(Some(&function.name), None);
+    }
 
     // Blocks a construct owns must be terminated; count each leaked block once.
     let mut counted: Vec<Block> = Vec::new();
@@ -130,6 +136,7 @@ pub fn preflight_function(module: &Module, func: Func) -> DestructureCfgInfo {
             {
                 counted.push(owned_block);
                 info.leaked_block_count += 1;
+                info.note_refusal(Some(&function.name), Some(owned_block));
             }
         }
     }
@@ -178,9 +185,9 @@ fn destructure(module: &mut Module, func: Func, info: &mut DestructureCfgInfo) {
             continue;
         };
         let data = function.dfg.inst_mut(term);
-        let replacement = match (data.opcode, &data.payload) {
+        let replacement = match (TerminatorOp::of(data.opcode), &data.payload) {
             (
-                Opcode::If,
+                Some(TerminatorOp::If),
                 Payload::If {
                     then_dest,
                     else_dest,
@@ -194,7 +201,7 @@ fn destructure(module: &mut Module, func: Func, info: &mut DestructureCfgInfo) {
                 };
                 Some(InstData::with_payload(Opcode::CondBr, &data.args, payload))
             }
-            (Opcode::Switch, Payload::Switch { table, .. }) => {
+            (Some(TerminatorOp::Switch), Payload::Switch { table, .. }) => {
                 info.destructured_switch_count += 1;
                 let payload = Payload::SwitchBranch(table.clone());
                 Some(InstData::with_payload(
@@ -203,27 +210,45 @@ fn destructure(module: &mut Module, func: Func, info: &mut DestructureCfgInfo) {
                     payload,
                 ))
             }
-            (Opcode::Loop, Payload::Loop { prepare, .. }) => {
+            (Some(TerminatorOp::Loop), Payload::Loop { prepare, .. }) => {
                 info.destructured_loop_count += 1;
                 Some(jump(prepare.clone()))
             }
-            (Opcode::SimpleLoop, Payload::SimpleLoop { body, .. }) => {
+            (Some(TerminatorOp::SimpleLoop), Payload::SimpleLoop { body, .. }) => {
                 info.destructured_simple_loop_count += 1;
                 Some(jump(body.clone()))
             }
-            (Opcode::Break, Payload::Jump(dest)) => {
+            (Some(TerminatorOp::Break), Payload::Jump(dest)) => {
                 info.destructured_break_count += 1;
                 Some(jump(dest.clone()))
             }
-            (Opcode::Continue, Payload::Jump(dest)) => {
+            (Some(TerminatorOp::Continue), Payload::Jump(dest)) => {
                 info.destructured_continue_count += 1;
                 Some(jump(dest.clone()))
             }
-            (Opcode::Return, _) => {
+            (Some(TerminatorOp::Return), _) => {
                 returns.push(term);
                 None
             }
-            _ => None,
+            // Unstructured terminators stay; a structured one whose payload does not match
+            // its opcode is malformed (the preflight's verifier run rejects it).
+            (
+                Some(
+                    TerminatorOp::Br
+                    | TerminatorOp::CondBr
+                    | TerminatorOp::SwitchBr
+                    | TerminatorOp::Unreachable
+                    | TerminatorOp::Discard
+                    | TerminatorOp::If
+                    | TerminatorOp::Switch
+                    | TerminatorOp::Loop
+                    | TerminatorOp::SimpleLoop
+                    | TerminatorOp::Break
+                    | TerminatorOp::Continue,
+                )
+                | None,
+                _,
+            ) => None,
         };
         if let Some(replacement) = replacement {
             *data = replacement;
@@ -325,7 +350,14 @@ mod tests {
         let info = run_on_module(&mut module);
         assert_eq!(info.leaked_block_count, 1);
         assert!(!info.changed());
-        assert!(info.failure().is_some());
+        let refusal = info.failure().expect("refused");
+        assert_eq!(refusal.pass, "destructure-cfg");
+        assert_eq!(refusal.function.as_deref(), Some("bad"));
+        assert_eq!(refusal.block, Some(arms.merge), "the unterminated merge");
+        assert_eq!(
+            refusal.to_string(),
+            "refused its input (leaked_block_count = 1)"
+        );
         assert_eq!(print_module(&module, View::Flat), before);
         let single = run_on_function(&mut module, bad);
         assert_eq!(single.leaked_block_count, 1);

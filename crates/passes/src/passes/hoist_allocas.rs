@@ -21,7 +21,8 @@
 //! an iteration cannot observe whether its slot is fresh: it can only read a value the
 //! program left there, which is one of the values "unspecified" allows. This is the
 //! standard contract (LLVM's allocas live in the entry block for the same reason), and
-//! `mem2reg` relies on it: it runs after this pass (DESIGN.md §3, ordering contract 2).
+//! `mem2reg` relies on it: it runs after this pass (the `normalize` pipeline's order;
+//! `docs/passes.md`, "Driver pipelines").
 //!
 //! **What it does not do.** It does not merge, remove or reorder allocas among
 //! themselves, does not touch loads and stores, and does not change address spaces.
@@ -43,6 +44,7 @@ use crate::util::definitions;
 use oxir_ir::{Func, Inst, Module, Opcode};
 
 pass_info! {
+    pass: "hoist-allocas",
     /// Counters of `hoist-allocas`.
     pub struct HoistAllocasInfo {
         /// Allocas moved to the entry block's leading run of allocas.

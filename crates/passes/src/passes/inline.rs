@@ -6,11 +6,10 @@
 //!   single call site in the module is inlined when it has at most
 //!   [`InlineOptions::single_call_site_budget`] instructions (1024); a callee with several
 //!   call sites when it has at most [`InlineOptions::multi_call_site_budget`] instructions
-//!   (50) and at most [`InlineOptions::max_call_sites`] call sites (3) — the reference's
-//!   budgets. Sizes count placed instructions, terminators included, after the callee's
+//!   (50) and at most [`InlineOptions::max_call_sites`] call sites (3). Sizes count placed instructions, terminators included, after the callee's
 //!   own calls were inlined; call sites are counted once, before the run.
 //! - [`run_all_on_module`] (`inline-all`): every call that can be inlined, ignoring budgets.
-//!   Drivers run it immediately after `destructure-cfg` (ordering contract 1).
+//!   Drivers run it immediately after `destructure-cfg`.
 //! - [`inline_call_sites`]: exactly the given `(caller, call)` sites, ignoring budgets.
 //!
 //! Functions are processed bottom-up over the call graph (callees before callers), so one
@@ -19,7 +18,7 @@
 //! not visited again in the same run. Within one caller, calls are inlined from the last to
 //! the first in layout order, so splitting blocks moves each instruction at most once.
 //!
-//! **Two shapes** (reference §4.3, §10.4 item 3):
+//! **Two shapes:**
 //! - a *single-block* callee (its entry block ends in `return`) is inlined into any caller,
 //!   structured or plain: its instructions are copied before the call, its parameters read
 //!   the call's arguments, and the call's result becomes the returned value;
@@ -35,8 +34,8 @@
 //! deletes callees nothing calls any more.
 //!
 //! **Skipped** (counted per call site, the module otherwise unchanged): calls to external
-//! declarations, to `no_inline` callees, to `signature_constraint` callees (the reference
-//! skips them), calls carrying semantic metadata themselves (a call-site `no_inline`, for
+//! declarations, to `no_inline` callees, to `signature_constraint` callees (their
+//! signature must stay as it is), calls carrying semantic metadata themselves (a call-site `no_inline`, for
 //! example, has no owner after inlining), calls to recursive callees (in a call-graph cycle
 //! or calling themselves), and multi-block calls where the caller or the callee is
 //! structured. The heuristic counts each callee it finds too large once
@@ -83,6 +82,7 @@ use oxir_ir::{
 };
 
 crate::pass_info! {
+    pass: "inline",
     /// Counters of `inline`, `inline-all` and `inline_call_sites`.
     pub struct InlineInfo {
         inlined_call_count,
@@ -163,9 +163,8 @@ enum Scope<'a> {
 
 fn run(module: &mut Module, scope: Scope<'_>, budgets: Option<InlineOptions>) -> InlineInfo {
     let mut info = InlineInfo::default();
-    let malformed = count_malformed_calls(module, scope);
-    if malformed > 0 {
-        info.rejected_malformed_call_count = malformed;
+    count_malformed_calls(module, scope, &mut info);
+    if info.rejected_malformed_call_count > 0 {
         return info;
     }
     let graph = CallGraph::new(module);
@@ -218,17 +217,18 @@ fn run(module: &mut Module, scope: Scope<'_>, budgets: Option<InlineOptions>) ->
 
 // --- preflight -------------------------------------------------------------------------
 
-/// Counts the malformed calls in the scope (module doc); nothing is mutated.
-fn count_malformed_calls(module: &Module, scope: Scope<'_>) -> u64 {
+/// Counts the malformed calls in the scope (module doc) in `info`, recording where the
+/// first one is; nothing is mutated.
+fn count_malformed_calls(module: &Module, scope: Scope<'_>, info: &mut InlineInfo) {
     let mut callee_checked: Vec<Option<bool>> = vec![None; module.functions.len()];
-    let mut malformed = 0u64;
-    let mut check_caller = |caller: &Function, malformed: &mut u64| {
+    let mut check_caller = |caller: &Function, info: &mut InlineInfo| {
         for block in caller.layout.blocks() {
             for inst in caller.layout.block_insts(block) {
                 if caller.dfg.inst(inst).opcode == Opcode::Call
                     && !call_is_well_formed(module, caller, inst, &mut callee_checked)
                 {
-                    *malformed += 1;
+                    info.rejected_malformed_call_count += 1;
+                    info.note_refusal(Some(&caller.name), Some(block));
                 }
             }
         }
@@ -236,25 +236,30 @@ fn count_malformed_calls(module: &Module, scope: Scope<'_>) -> u64 {
     match scope {
         Scope::Module => {
             for func in module.functions.values() {
-                check_caller(func, &mut malformed);
+                check_caller(func, info);
             }
         }
         Scope::Function(caller) => match module.functions.get(caller) {
-            Some(func) => check_caller(func, &mut malformed),
-            None => malformed += 1,
+            Some(func) => check_caller(func, info),
+            None => {
+                info.rejected_malformed_call_count += 1;
+                info.note_refusal(None, None);
+            }
         },
         Scope::Sites(sites) => {
             for &(caller, inst) in sites {
-                let placed_call = module.functions.get(caller).is_some_and(|func| {
-                    func.dfg.inst_is_valid(inst)
-                        && func.dfg.inst(inst).opcode == Opcode::Call
-                        && func
-                            .layout
-                            .inst_block(inst)
-                            .is_some_and(|b| func.layout.is_block_inserted(b))
+                let function = module.functions.get(caller);
+                let placed_block = function.and_then(|func| {
+                    let is_call =
+                        func.dfg.inst_is_valid(inst) && func.dfg.inst(inst).opcode == Opcode::Call;
+                    is_call
+                        .then(|| func.layout.inst_block(inst))
+                        .flatten()
+                        .filter(|&b| func.layout.is_block_inserted(b))
                 });
-                if !placed_call {
-                    malformed += 1;
+                if placed_block.is_none() {
+                    info.rejected_malformed_call_count += 1;
+                    info.note_refusal(function.map(|f| f.name.as_str()), None);
                 }
             }
             let mut callers: Vec<Func> = sites.iter().map(|&(f, _)| f).collect();
@@ -262,12 +267,11 @@ fn count_malformed_calls(module: &Module, scope: Scope<'_>) -> u64 {
             callers.dedup();
             for caller in callers {
                 if let Some(func) = module.functions.get(caller) {
-                    check_caller(func, &mut malformed);
+                    check_caller(func, info);
                 }
             }
         }
     }
-    malformed
 }
 
 /// Whether the `call` `inst` of `caller` can be inlined mechanically: its callee exists, is
@@ -702,7 +706,10 @@ block0:
             let info = run(&mut m);
             assert_eq!(info.rejected_malformed_call_count, 1);
             assert_eq!(info.inlined_call_count, 0);
-            assert!(!info.changed() && info.failure().is_some());
+            assert!(!info.changed());
+            let refusal = info.failure().expect("refused");
+            assert_eq!(refusal.pass, "inline");
+            assert_eq!(refusal.location().as_deref(), Some("@k, block0"));
             assert_eq!(print_module(&m, View::Flat), before);
         }
         let info = inline_call_sites(&mut m, &[(k, second)]);

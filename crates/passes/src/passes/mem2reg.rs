@@ -71,11 +71,12 @@
 //! `inserted_block_param_count` (parameters added and kept),
 //! `removed_redundant_block_param_count`, and the `skipped_*` counts above.
 
-use crate::analysis::cfg::Cfg;
+use crate::analysis::cfg::{Cfg, CfgNode};
 use crate::analysis::dominators::DomTree;
 use crate::pass_info;
 use crate::util::definitions;
-use cranelift_entity::SecondaryMap;
+use cranelift_entity::packed_option::PackedOption;
+use cranelift_entity::{entity_impl, PrimaryMap, SecondaryMap};
 use oxir_ir::constants::{ConstData, ConstKind, ConstStore};
 use oxir_ir::types::TypeStore;
 use oxir_ir::{
@@ -85,6 +86,7 @@ use smallvec::SmallVec;
 use std::collections::HashSet;
 
 pass_info! {
+    pass: "mem2reg",
     /// Counters of `mem2reg`.
     pub struct Mem2RegInfo {
         /// Allocas replaced by SSA values (and removed).
@@ -109,8 +111,24 @@ pass_info! {
     changed_by: [promoted_alloca_count]
 }
 
-/// "None" in dense `u32` tables.
-const NONE: u32 = u32::MAX;
+/// A promoted variable's number, in alloca layout order. Prints as `varN`.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+struct Var(u32);
+entity_impl!(Var, "var");
+
+/// An alloca considered for promotion, in layout order. Prints as `candidateN`.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+struct Candidate(u32);
+entity_impl!(Candidate, "candidate");
+
+/// A block parameter this pass created, in creation order. Prints as `createdN`.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+struct Created(u32);
+entity_impl!(Created, "created");
+
+/// The promoted variables, and the variable each alloca address is (none: not promoted).
+type Variables = PrimaryMap<Var, Variable>;
+type VariableOf = SecondaryMap<Value, PackedOption<Var>>;
 
 /// A promoted variable.
 struct Variable {
@@ -143,14 +161,14 @@ pub fn run_on_function(module: &mut Module, func: Func) -> Mem2RegInfo {
 
     // Create the parameters, block by block, variables in alloca order.
     let block_count = dom.cfg().block_count();
-    let mut added: Vec<SmallVec<[(u32, Value); 2]>> = vec![SmallVec::new(); block_count];
-    let mut created: Vec<CreatedParam> = Vec::with_capacity(placements.len());
+    let mut added: SecondaryMap<CfgNode, SmallVec<[(Var, Value); 2]>> =
+        SecondaryMap::with_capacity(block_count);
+    let mut created: PrimaryMap<Created, CreatedParam> =
+        PrimaryMap::with_capacity(placements.len());
     for &(block_number, var) in &placements {
         let block = dom.cfg().block(block_number);
-        let param = function
-            .dfg
-            .append_block_param(block, variables[var as usize].ty);
-        added[block_number as usize].push((var, param));
+        let param = function.dfg.append_block_param(block, variables[var].ty);
+        added[block_number].push((var, param));
         created.push(CreatedParam {
             block_number,
             var,
@@ -165,7 +183,7 @@ pub fn run_on_function(module: &mut Module, func: Func) -> Mem2RegInfo {
         variables: &variables,
         variable_of: &variable_of,
         added: &added,
-        current: vec![None; variables.len()],
+        current: SecondaryMap::with_capacity(variables.len()),
         undo: Vec::new(),
         removed_loads: 0,
         removed_stores: 0,
@@ -176,7 +194,7 @@ pub fn run_on_function(module: &mut Module, func: Func) -> Mem2RegInfo {
     info.removed_load_count = renamer.removed_loads;
     info.removed_store_count = renamer.removed_stores;
 
-    for var in &variables {
+    for var in variables.values() {
         function.remove_inst(var.alloca);
         // The spill tag (if any) is consumed with the slot.
         function.dfg.set_metadata(var.alloca, Metadata::default());
@@ -203,7 +221,7 @@ fn find_variables(
     types: &TypeStore,
     function: &Function,
     info: &mut Mem2RegInfo,
-) -> (Vec<Variable>, SecondaryMap<Value, u32>) {
+) -> (Variables, VariableOf) {
     #[derive(Copy, Clone, PartialEq)]
     enum Verdict {
         Promote,
@@ -211,8 +229,8 @@ fn find_variables(
         AnnotatedUser,
     }
     let (dfg, layout) = (&function.dfg, &function.layout);
-    let mut candidate_of: SecondaryMap<Value, u32> = SecondaryMap::with_default(NONE);
-    let mut candidates: Vec<(Variable, Value, Verdict)> = Vec::new();
+    let mut candidate_of: SecondaryMap<Value, PackedOption<Candidate>> = SecondaryMap::new();
+    let mut candidates: PrimaryMap<Candidate, (Variable, Value, Verdict)> = PrimaryMap::new();
     let placed = || {
         layout
             .blocks()
@@ -235,7 +253,13 @@ fn find_variables(
                 info.skipped_workgroup_alloca_count += 1;
                 continue;
             }
-            _ => continue,
+            // Not a local variable (the verifier only allows function and workgroup
+            // allocas; anything else is left alone).
+            AddressSpace::Private
+            | AddressSpace::Storage(_)
+            | AddressSpace::Uniform
+            | AddressSpace::PushConstant
+            | AddressSpace::Handle => continue,
         }
         // `reg2mem_spill` is the one semantic kind this pass consumes.
         if dfg
@@ -249,15 +273,16 @@ fn find_variables(
             info.skipped_undef_less_alloca_count += 1;
             continue;
         }
-        candidate_of[address] = candidates.len() as u32;
         let variable = Variable {
             alloca: inst,
             ty: pointee,
         };
-        candidates.push((variable, address, Verdict::Promote));
+        candidate_of[address] = candidates
+            .push((variable, address, Verdict::Promote))
+            .into();
     }
     if candidates.is_empty() {
-        return (Vec::new(), SecondaryMap::with_default(NONE));
+        return (PrimaryMap::new(), SecondaryMap::new());
     }
 
     // Every use must be the pointer operand of a load or store.
@@ -266,11 +291,10 @@ fn find_variables(
         let memory_access = matches!(data.opcode, Opcode::Load | Opcode::Store);
         let annotated = dfg.metadata(inst).is_some_and(Metadata::is_annotated);
         for (k, &v) in data.args.iter().enumerate() {
-            let c = candidate_of[dfg.resolve(v)];
-            if c == NONE {
+            let Some(c) = candidate_of[dfg.resolve(v)].expand() else {
                 continue;
-            }
-            let verdict = &mut candidates[c as usize].2;
+            };
+            let verdict = &mut candidates[c].2;
             if !(memory_access && k == 0) {
                 *verdict = Verdict::Escapes;
             } else if annotated && *verdict == Verdict::Promote {
@@ -279,22 +303,18 @@ fn find_variables(
         }
         for edge in data.payload.edges() {
             for &v in &edge.args {
-                let c = candidate_of[dfg.resolve(v)];
-                if c != NONE {
-                    candidates[c as usize].2 = Verdict::Escapes;
+                if let Some(c) = candidate_of[dfg.resolve(v)].expand() {
+                    candidates[c].2 = Verdict::Escapes;
                 }
             }
         }
     }
 
-    let mut variable_of: SecondaryMap<Value, u32> = SecondaryMap::with_default(NONE);
-    let mut variables = Vec::new();
-    for (variable, address, verdict) in candidates {
+    let mut variable_of: VariableOf = SecondaryMap::new();
+    let mut variables: Variables = PrimaryMap::new();
+    for (variable, address, verdict) in candidates.into_iter().map(|(_, c)| c) {
         match verdict {
-            Verdict::Promote => {
-                variable_of[address] = variables.len() as u32;
-                variables.push(variable);
-            }
+            Verdict::Promote => variable_of[address] = variables.push(variable).into(),
             Verdict::Escapes => info.skipped_escaping_alloca_count += 1,
             Verdict::AnnotatedUser => info.skipped_annotated_alloca_count += 1,
         }
@@ -329,22 +349,35 @@ fn admits_undef(types: &TypeStore, ty: Type) -> bool {
     true
 }
 
-/// The variable `inst` accesses: `(variable, is_load)` for a load or store of a promoted
-/// alloca; the alloca itself counts as a definition.
-fn access(
-    function: &Function,
-    variable_of: &SecondaryMap<Value, u32>,
-    inst: Inst,
-) -> Option<(u32, bool)> {
+/// How an instruction touches a promoted variable.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum AccessKind {
+    /// The alloca itself: the variable starts as `undef`.
+    Alloca,
+    Load,
+    Store,
+}
+
+impl AccessKind {
+    fn is_load(self) -> bool {
+        self == AccessKind::Load
+    }
+}
+
+/// The variable `inst` accesses and how: a load or store of a promoted alloca, or the
+/// alloca itself (a definition). `find_variables` promotes only allocas whose every use is
+/// the pointer operand of a load or store, so no other instruction touches a variable.
+fn access(function: &Function, variable_of: &VariableOf, inst: Inst) -> Option<(Var, AccessKind)> {
     let data = function.dfg.inst(inst);
-    let (address, is_load) = match data.opcode {
-        Opcode::Load => (*data.args.first()?, true),
-        Opcode::Store => (*data.args.first()?, false),
-        Opcode::Alloca => (function.dfg.inst_result(inst)?, false),
+    let (address, kind) = match data.opcode {
+        Opcode::Load => (*data.args.first()?, AccessKind::Load),
+        Opcode::Store => (*data.args.first()?, AccessKind::Store),
+        Opcode::Alloca => (function.dfg.inst_result(inst)?, AccessKind::Alloca),
+        // Not a variable access (see above).
         _ => return None,
     };
-    let var = variable_of[function.dfg.resolve(address)];
-    (var != NONE).then_some((var, is_load))
+    let var = variable_of[function.dfg.resolve(address)].expand()?;
+    Some((var, kind))
 }
 
 /// Where each variable needs a block parameter: `(block number, variable)` pairs sorted by
@@ -354,23 +387,22 @@ fn place_block_params(
     function: &Function,
     cfg: &Cfg,
     dom: &DomTree,
-    variables: &[Variable],
-    variable_of: &SecondaryMap<Value, u32>,
-) -> Vec<(u32, u32)> {
+    variables: &Variables,
+    variable_of: &VariableOf,
+) -> Vec<(CfgNode, Var)> {
     let block_count = cfg.block_count();
     // Per variable: blocks that define it, and blocks that read it before defining it.
-    let mut def_blocks: Vec<Vec<u32>> = vec![Vec::new(); variables.len()];
-    let mut exposed_blocks: Vec<Vec<u32>> = vec![Vec::new(); variables.len()];
-    let mut last_seen: Vec<u32> = vec![NONE; variables.len()];
-    for (number, &block) in cfg.blocks().iter().enumerate() {
-        let number = number as u32;
-        for inst in function.layout.block_insts(block) {
-            let Some((var, is_load)) = access(function, variable_of, inst) else {
+    let mut def_blocks: SecondaryMap<Var, Vec<CfgNode>> = SecondaryMap::new();
+    let mut exposed_blocks: SecondaryMap<Var, Vec<CfgNode>> = SecondaryMap::new();
+    let mut last_seen: SecondaryMap<Var, PackedOption<CfgNode>> = SecondaryMap::new();
+    for number in cfg.nodes() {
+        for inst in function.layout.block_insts(cfg.block(number)) {
+            let Some((var, kind)) = access(function, variable_of, inst) else {
                 continue;
             };
-            let var = var as usize;
-            if last_seen[var] != number {
-                last_seen[var] = number;
+            let is_load = kind.is_load();
+            if last_seen[var].expand() != Some(number) {
+                last_seen[var] = number.into();
                 if is_load {
                     exposed_blocks[var].push(number);
                 } else {
@@ -382,17 +414,18 @@ fn place_block_params(
         }
     }
 
-    // Stamps (variable index + 1) instead of per-variable sets: no clearing between
-    // variables, O(blocks) memory in all.
-    let mut defines = vec![0u32; block_count];
-    let mut live_in = vec![0u32; block_count];
-    let mut on_frontier = vec![0u32; block_count];
-    let mut worklist: Vec<u32> = Vec::new();
+    // Stamps (the variable being placed) instead of per-variable sets: no clearing
+    // between variables, O(blocks) memory in all.
+    type Stamps = SecondaryMap<CfgNode, PackedOption<Var>>;
+    let mut defines: Stamps = SecondaryMap::with_capacity(block_count);
+    let mut live_in: Stamps = SecondaryMap::with_capacity(block_count);
+    let mut on_frontier: Stamps = SecondaryMap::with_capacity(block_count);
+    let mut worklist: Vec<CfgNode> = Vec::new();
     let mut placements = Vec::new();
-    for var in 0..variables.len() {
-        let stamp = var as u32 + 1;
+    for var in variables.keys() {
+        let stamp: PackedOption<Var> = var.into();
         for &b in &def_blocks[var] {
-            defines[b as usize] = stamp;
+            defines[b] = stamp;
         }
         // Live-in blocks: backwards from the upward-exposed reads, stopping at blocks
         // that define the variable (they are live-in only if they read it first, and
@@ -400,12 +433,12 @@ fn place_block_params(
         worklist.clear();
         worklist.extend_from_slice(&exposed_blocks[var]);
         while let Some(b) = worklist.pop() {
-            if live_in[b as usize] == stamp {
+            if live_in[b] == stamp {
                 continue;
             }
-            live_in[b as usize] = stamp;
+            live_in[b] = stamp;
             for &pred in cfg.pred_graph().successors(b) {
-                if defines[pred as usize] != stamp && live_in[pred as usize] != stamp {
+                if defines[pred] != stamp && live_in[pred] != stamp {
                     worklist.push(pred);
                 }
             }
@@ -416,15 +449,15 @@ fn place_block_params(
         while let Some(b) = worklist.pop() {
             for join in dom.frontier(cfg.block(b)) {
                 let j = cfg.number(join).expect("frontier blocks are in the layout");
-                if on_frontier[j as usize] == stamp {
+                if on_frontier[j] == stamp {
                     continue;
                 }
-                on_frontier[j as usize] = stamp;
-                if live_in[j as usize] != stamp {
+                on_frontier[j] = stamp;
+                if live_in[j] != stamp {
                     continue;
                 }
-                placements.push((j, var as u32));
-                if defines[j as usize] != stamp {
+                placements.push((j, var));
+                if defines[j] != stamp {
                     worklist.push(j);
                 }
             }
@@ -436,8 +469,8 @@ fn place_block_params(
 
 /// A block parameter this pass created.
 struct CreatedParam {
-    block_number: u32,
-    var: u32,
+    block_number: CfgNode,
+    var: Var,
     param: Value,
 }
 
@@ -447,13 +480,13 @@ struct Renamer<'a> {
     consts: &'a mut ConstStore,
     function: &'a mut Function,
     dom: &'a DomTree,
-    variables: &'a [Variable],
-    variable_of: &'a SecondaryMap<Value, u32>,
+    variables: &'a Variables,
+    variable_of: &'a VariableOf,
     /// Per block number: the parameters created for it, `(variable, parameter)`.
-    added: &'a [SmallVec<[(u32, Value); 2]>],
+    added: &'a SecondaryMap<CfgNode, SmallVec<[(Var, Value); 2]>>,
     /// `None` while the variable holds its initial `undef`.
-    current: Vec<Option<Value>>,
-    undo: Vec<(u32, Option<Value>)>,
+    current: SecondaryMap<Var, Option<Value>>,
+    undo: Vec<(Var, Option<Value>)>,
     removed_loads: u64,
     removed_stores: u64,
 }
@@ -465,15 +498,15 @@ enum Visit {
 }
 
 impl Renamer<'_> {
-    fn set(&mut self, var: u32, value: Option<Value>) {
-        let old = std::mem::replace(&mut self.current[var as usize], value);
+    fn set(&mut self, var: Var, value: Option<Value>) {
+        let old = std::mem::replace(&mut self.current[var], value);
         self.undo.push((var, old));
     }
 
     fn restore(&mut self, mark: usize) {
         while self.undo.len() > mark {
             let (var, old) = self.undo.pop().expect("undo log is longer than the mark");
-            self.current[var as usize] = old;
+            self.current[var] = old;
         }
     }
 
@@ -486,10 +519,10 @@ impl Renamer<'_> {
         self.function.dfg.const_value(c, ty)
     }
 
-    fn value(&mut self, var: u32) -> Value {
-        match self.current[var as usize] {
+    fn value(&mut self, var: Var) -> Value {
+        match self.current[var] {
             Some(v) => v,
-            None => self.undef(self.variables[var as usize].ty),
+            None => self.undef(self.variables[var].ty),
         }
     }
 
@@ -532,27 +565,26 @@ impl Renamer<'_> {
             .dom
             .cfg()
             .number(block)
-            .expect("renamed blocks are in the layout") as usize;
+            .expect("renamed blocks are in the layout");
         for &(var, param) in &self.added[number] {
             self.set(var, Some(param));
         }
         let mut cursor = self.function.layout.first_inst(block);
         while let Some(inst) = cursor {
             cursor = self.function.layout.next_inst(inst);
-            let Some((var, _)) = access(self.function, self.variable_of, inst) else {
+            let Some((var, kind)) = access(self.function, self.variable_of, inst) else {
                 continue;
             };
-            match self.function.dfg.inst(inst).opcode {
-                Opcode::Alloca => self.set(var, None),
-                Opcode::Store => {
+            match kind {
+                AccessKind::Alloca => self.set(var, None),
+                AccessKind::Store => {
                     let stored = self.function.dfg.inst(inst).args[1];
                     let stored = self.function.dfg.resolve(stored);
                     self.set(var, Some(stored));
                     self.function.remove_inst(inst);
                     self.removed_stores += 1;
                 }
-                // A load (`access` recognises nothing else).
-                _ => {
+                AccessKind::Load => {
                     let result = self
                         .function
                         .dfg
@@ -565,7 +597,7 @@ impl Renamer<'_> {
                     if dfg.resolve(value) == dfg.resolve(result)
                         || !dfg.replace_all_uses(result, value)
                     {
-                        value = self.undef(self.variables[var as usize].ty);
+                        value = self.undef(self.variables[var].ty);
                         self.function.dfg.replace_all_uses(result, value);
                     }
                     self.function.remove_inst(inst);
@@ -594,9 +626,7 @@ impl Renamer<'_> {
         let cfg = self.dom.cfg();
         let mut arguments: Vec<SmallVec<[Value; 2]>> = Vec::with_capacity(targets.len());
         for &target in &targets {
-            let params = cfg
-                .number(target)
-                .map_or(&[][..], |n| &self.added[n as usize][..]);
+            let params = cfg.number(target).map_or(&[][..], |n| &self.added[n][..]);
             let values = params.iter().map(|&(var, _)| self.value(var)).collect();
             arguments.push(values);
         }
@@ -609,27 +639,26 @@ impl Renamer<'_> {
     /// Removes created parameters whose reachable incoming arguments are all one value
     /// (or the parameter itself), iterating through the parameters that received them.
     /// Returns how many were removed.
-    fn remove_redundant_params(&mut self, created: &[CreatedParam]) -> usize {
+    fn remove_redundant_params(&mut self, created: &PrimaryMap<Created, CreatedParam>) -> usize {
         let cfg = self.dom.cfg();
-        let mut index_of: SecondaryMap<Value, u32> = SecondaryMap::with_default(NONE);
-        for (i, c) in created.iter().enumerate() {
-            index_of[c.param] = i as u32;
+        let mut index_of: SecondaryMap<Value, PackedOption<Created>> = SecondaryMap::new();
+        for (i, c) in created.iter() {
+            index_of[c.param] = i.into();
         }
         // users[i]: created parameters that receive parameter i as an argument.
-        let mut users: Vec<SmallVec<[u32; 2]>> = vec![SmallVec::new(); created.len()];
-        for (i, c) in created.iter().enumerate() {
+        let mut users: SecondaryMap<Created, SmallVec<[Created; 2]>> =
+            SecondaryMap::with_capacity(created.len());
+        for (i, c) in created.iter() {
             self.for_each_incoming(c, |arg| {
-                let j = index_of[arg];
-                if j != NONE && j as usize != i {
-                    users[j as usize].push(i as u32);
+                if let Some(j) = index_of[arg].expand().filter(|&j| j != i) {
+                    users[j].push(i);
                 }
             });
         }
-        let mut removed = vec![false; created.len()];
+        let mut removed: SecondaryMap<Created, bool> = SecondaryMap::with_capacity(created.len());
         let mut removed_count = 0;
-        let mut worklist: Vec<u32> = (0..created.len() as u32).rev().collect();
+        let mut worklist: Vec<Created> = created.keys().rev().collect();
         while let Some(i) = worklist.pop() {
-            let i = i as usize;
             if removed[i] {
                 continue;
             }
@@ -650,7 +679,7 @@ impl Renamer<'_> {
             }
             let replacement = match unique {
                 Some(v) => v,
-                None => self.undef(self.variables[c.var as usize].ty),
+                None => self.undef(self.variables[c.var].ty),
             };
             let block = cfg.block(c.block_number);
             let position = self

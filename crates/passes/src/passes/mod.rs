@@ -2,9 +2,10 @@
 //!
 //! Every pass file follows one shape:
 //! - a module doc saying what the pass does and what it does not do, with a small example;
-//! - an info struct declared with [`crate::pass_info!`]: `u64` counters named as in
-//!   `reference/luisa_xir.md` where one exists, `changed_by` (and for passes that can refuse
-//!   their input, `failed_by`);
+//! - an info struct declared with [`crate::pass_info!`]: the pass's registered name,
+//!   `u64` counters named `…_count` after what they count, `changed_by` (and for passes
+//!   that can refuse their input, `failed_by`, with the refused function and block recorded
+//!   by `note_refusal`);
 //! - `pub fn run_on_function(module: &mut Module, func: Func) -> Info` and
 //!   `pub fn run_on_module(module: &mut Module) -> Info`, reporting `changed` exactly when
 //!   the IR changed. A pass that can refuse checks the whole function or module before its

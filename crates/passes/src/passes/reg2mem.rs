@@ -1,6 +1,6 @@
 //! `reg2mem`: demotes block parameters and cross-block values to local slots — the
-//! adapter before `restructure-cfg`, which needs input without block parameters
-//! (DESIGN.md §3, ordering contract 3).
+//! adapter before `restructure-cfg`, which needs input without block parameters (the
+//! `structurize` pipeline runs this pass first; `docs/passes.md`, "Driver pipelines").
 //!
 //! After the pass no block other than the entry has parameters, and no instruction result
 //! is used outside the block that defines it, except `alloca` results: addresses are
@@ -78,6 +78,7 @@ use oxir_ir::{
 use smallvec::SmallVec;
 
 pass_info! {
+    pass: "reg2mem",
     /// Counters of `reg2mem`.
     pub struct Reg2MemInfo {
         /// Block parameters replaced by slots.
@@ -417,6 +418,8 @@ impl Localizer<'_> {
                     })
                 )
             }),
+            // Conservative: anything else is spilled rather than recomputed (a new pure op
+            // only loses the optimisation).
             _ => false,
         }
     }

@@ -100,7 +100,7 @@
 //! `block3` merge into the entry, `v2` becoming an alias of `v0`.)
 
 use crate::pass_info;
-use crate::util::{contains_structured_control_flow, definitions};
+use crate::util::{contains_structured_control_flow, definitions, TerminatorOp};
 use cranelift_entity::SecondaryMap;
 use oxir_ir::constants::ConstStore;
 use oxir_ir::types::TypeStore;
@@ -111,7 +111,8 @@ use oxir_ir::{
 use std::collections::VecDeque;
 
 pass_info! {
-    /// Counters of `simplify-cfg` (`reference/luisa_xir.md` §4.1).
+    pass: "simplify-cfg",
+    /// Counters of `simplify-cfg`.
     pub struct SimplifyCfgInfo {
         /// `cond_br` turned into `br`: constant condition or identical edges.
         folded_constant_cond_br_count,
@@ -186,10 +187,13 @@ impl Constants<'_> {
             return None;
         };
         let data = self.consts.try_get(c)?;
-        match (&data.kind, self.types.try_get(data.ty)?) {
-            (ConstKind::Scalar(bits), TypeData::Scalar(_)) => Some(*bits),
-            (ConstKind::Zero, TypeData::Scalar(_)) => Some(0),
-            _ => None,
+        let TypeData::Scalar(_) = self.types.try_get(data.ty)? else {
+            return None;
+        };
+        match &data.kind {
+            ConstKind::Scalar(bits) => Some(*bits),
+            ConstKind::Zero => Some(0),
+            ConstKind::Undef | ConstKind::Composite(_) => None,
         }
     }
 }
@@ -358,8 +362,8 @@ impl<'a> Simplifier<'a> {
     fn fold_terminator(&mut self, block: Block, term: Inst) -> bool {
         let data = self.func.dfg.inst(term);
         let edges = data.payload.edges();
-        let taken = match data.opcode {
-            Opcode::CondBr => {
+        let taken = match TerminatorOp::of(data.opcode) {
+            Some(TerminatorOp::CondBr) => {
                 let Some(&cond) = data.args.first() else {
                     return false;
                 };
@@ -371,7 +375,7 @@ impl<'a> Simplifier<'a> {
                     None => same_edge(self.func, then_dest, else_dest).then_some(0),
                 }
             }
-            Opcode::SwitchBr => {
+            Some(TerminatorOp::SwitchBr) => {
                 let Payload::SwitchBranch(table) = &data.payload else {
                     return false;
                 };
@@ -390,7 +394,20 @@ impl<'a> Simplifier<'a> {
                         .then_some(0),
                 }
             }
-            _ => None,
+            // Only the two conditional branches can be folded into a `br`.
+            Some(
+                TerminatorOp::Br
+                | TerminatorOp::Return
+                | TerminatorOp::Unreachable
+                | TerminatorOp::Discard
+                | TerminatorOp::If
+                | TerminatorOp::Loop
+                | TerminatorOp::SimpleLoop
+                | TerminatorOp::Switch
+                | TerminatorOp::Break
+                | TerminatorOp::Continue,
+            )
+            | None => None,
         };
         let Some(taken) = taken else {
             // A condition that is a block parameter may become a constant, and edges into
@@ -508,17 +525,14 @@ impl<'a> Simplifier<'a> {
         }
         let term = self.terminator(block)?;
         let data = self.func.dfg.inst(term);
-        match &data.payload {
-            Payload::Jump(dest)
-                if data.opcode == Opcode::Br
-                    && dest.block != block
-                    && self.func.layout.first_inst(block) == Some(term)
-                    && !self.is_annotated(term) =>
-            {
-                Some(dest)
-            }
-            _ => None,
-        }
+        let Payload::Jump(dest) = &data.payload else {
+            return None;
+        };
+        (data.opcode == Opcode::Br
+            && dest.block != block
+            && self.func.layout.first_inst(block) == Some(term)
+            && !self.is_annotated(term))
+        .then_some(dest)
     }
 
     /// Retargets every edge of `block`'s terminator that enters an empty forwarding block

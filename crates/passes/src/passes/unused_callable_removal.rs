@@ -5,7 +5,7 @@
 //! calls itself) — even one no entry point reaches — or is reachable from such a group.
 //! Everything else, callables and external declarations alike, is deleted.
 //!
-//! Keeping unreachable recursive groups follows the reference and is conservative:
+//! Keeping unreachable recursive groups is conservative:
 //! recursion is not allowed in GPU code, and a group the front-end left behind stays
 //! visible to the diagnostics and back-end checks that reject it instead of silently
 //! disappearing. What a kept group calls is kept too, so no `call` names a deleted function.
@@ -33,6 +33,7 @@ use cranelift_entity::{PrimaryMap, SecondaryMap};
 use oxir_ir::{Func, Module, Payload};
 
 crate::pass_info! {
+    pass: "unused-callable-removal",
     /// Counters of `unused-callable-removal`.
     pub struct UnusedCallableRemovalInfo {
         removed_callable_count,
@@ -91,6 +92,7 @@ fn remove_functions(module: &mut Module, keep: impl Fn(Func) -> bool) -> UnusedC
     module.functions = functions;
     UnusedCallableRemovalInfo {
         removed_callable_count: removed,
+        ..UnusedCallableRemovalInfo::default()
     }
 }
 

@@ -24,9 +24,10 @@
 
 use super::loops::{LoopForm, LoopNest};
 use super::{Ctx, Failure};
-use crate::analysis::cfg::{reverse_post_order, NONE};
-use cranelift_entity::SecondaryMap;
-use oxir_ir::dominance::{DominatorTree, Graph};
+use crate::util::TerminatorOp;
+use cranelift_entity::packed_option::PackedOption;
+use cranelift_entity::{entity_impl, EntityRef, PrimaryMap, SecondaryMap};
+use oxir_ir::dominance::{reverse_post_order, DominatorTree, Graph};
 use oxir_ir::{Block, BlockCall, Inst, InstData, Opcode, Payload, SwitchTable, TypeData, Value};
 use smallvec::SmallVec;
 
@@ -39,11 +40,11 @@ pub fn emit(ctx: &mut Ctx, nest: &LoopNest) -> Result<(), Failure> {
         nest,
         graph: &graph,
         work: Vec::new(),
-        join_ids: SecondaryMap::with_default(NONE),
+        join_ids: SecondaryMap::new(),
         next_join_id: 0,
     };
     emitter.work.push(Task {
-        node: 0,
+        node: ForwardNode::new(0),
         cont: None,
         top: true,
     });
@@ -64,79 +65,96 @@ struct Cont {
 
 #[derive(Copy, Clone, Debug)]
 struct Task {
-    node: u32,
+    node: ForwardNode,
     cont: Option<Cont>,
     /// Whether the block is at the top of its loop body (not inside any arm): there a
     /// latch of a `loop` branches to the update block with `br` instead of `continue`.
     top: bool,
 }
 
-/// Min and max of a set of pre-order numbers.
+/// A block's number in the [`ForwardGraph`] (its layout position). Prints as `fwdN`.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+struct ForwardNode(u32);
+entity_impl!(ForwardNode, "fwd");
+oxir_ir::impl_graph_node!(ForwardNode);
+
+/// A position in the pre-order of the forward graph's ordered dominator tree. Prints as
+/// `treeN`.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+struct TreeOrder(u32);
+entity_impl!(TreeOrder, "tree");
+
+/// Min and max of a set of pre-order numbers; `None` for the empty set.
 #[derive(Copy, Clone)]
-struct Span {
-    min: u32,
-    max: u32,
-}
+struct Span(Option<(TreeOrder, TreeOrder)>);
 
 impl Span {
-    const EMPTY: Span = Span {
-        min: u32::MAX,
-        max: 0,
-    };
+    const EMPTY: Span = Span(None);
+
+    fn of(position: TreeOrder) -> Span {
+        Span(Some((position, position)))
+    }
 
     fn join(self, other: Span) -> Span {
-        Span {
-            min: self.min.min(other.min),
-            max: self.max.max(other.max),
+        match (self.0, other.0) {
+            (Some((a_min, a_max)), Some((b_min, b_max))) => {
+                Span(Some((a_min.min(b_min), a_max.max(b_max))))
+            }
+            (Some(_), None) => self,
+            (None, _) => other,
         }
     }
 
-    /// Whether every number lies in `[low, high]`.
-    fn within(self, low: u32, high: u32) -> bool {
-        self.min >= low && self.max <= high
+    /// Whether every number lies in `[low, high]` (true for the empty set).
+    fn within(self, low: TreeOrder, high: TreeOrder) -> bool {
+        self.0.is_none_or(|(min, max)| min >= low && max <= high)
     }
 }
 
 /// The forward graph, its dominator tree in pre-order, and the per-subtree aggregates.
 struct ForwardGraph {
-    blocks: Vec<Block>,
-    number: SecondaryMap<Block, u32>,
-    pred_count: Vec<u32>,
-    tree: DominatorTree,
-    /// Tree children (CSR), non-joins first, then joins in reverse post-order.
-    child_offsets: Vec<u32>,
-    child_targets: Vec<u32>,
-    /// Pre-order number and end of subtree (exclusive).
-    pre: Vec<u32>,
-    end: Vec<u32>,
+    blocks: PrimaryMap<ForwardNode, Block>,
+    number: SecondaryMap<Block, PackedOption<ForwardNode>>,
+    pred_count: SecondaryMap<ForwardNode, u32>,
+    tree: DominatorTree<ForwardNode>,
+    /// Tree children, non-joins first, then joins in reverse post-order.
+    children: Graph<ForwardNode>,
+    /// Pre-order number and last pre-order number of the subtree; none when unreachable.
+    pre: SecondaryMap<ForwardNode, PackedOption<TreeOrder>>,
+    last: SecondaryMap<ForwardNode, PackedOption<TreeOrder>>,
     /// Pre-order numbers of a block's own edge targets, and of its whole subtree's.
-    own_targets: Vec<Span>,
-    subtree_targets: Vec<Span>,
+    own_targets: SecondaryMap<ForwardNode, Span>,
+    subtree_targets: SecondaryMap<ForwardNode, Span>,
     /// Whether a block, or its subtree at the same loop level, has a `break` edge.
-    own_break: Vec<bool>,
-    subtree_break: Vec<bool>,
+    own_break: SecondaryMap<ForwardNode, bool>,
+    subtree_break: SecondaryMap<ForwardNode, bool>,
+}
+
+impl Default for Span {
+    fn default() -> Span {
+        Span::EMPTY
+    }
 }
 
 impl ForwardGraph {
     fn build(ctx: &Ctx, nest: &LoopNest) -> Result<ForwardGraph, Failure> {
         let function = ctx.function();
-        let blocks: Vec<Block> = function.layout.blocks().collect();
+        let blocks: PrimaryMap<ForwardNode, Block> = function.layout.blocks().collect();
         let count = blocks.len();
-        let mut number: SecondaryMap<Block, u32> = SecondaryMap::with_default(NONE);
-        for (i, &b) in blocks.iter().enumerate() {
-            number[b] = i as u32;
+        let mut number: SecondaryMap<Block, PackedOption<ForwardNode>> = SecondaryMap::new();
+        for (i, &b) in blocks.iter() {
+            number[b] = i.into();
         }
-        let mut edges: Vec<(u32, u32)> = Vec::new();
-        let mut own_break = vec![false; count];
-        for (i, &block) in blocks.iter().enumerate() {
+        let mut edges: Vec<(ForwardNode, ForwardNode)> = Vec::new();
+        let mut own_break: SecondaryMap<ForwardNode, bool> = SecondaryMap::with_capacity(count);
+        for (i, &block) in blocks.iter() {
             let first = edges.len();
-            let push = |edges: &mut Vec<(u32, u32)>, target: Block| -> Result<(), Failure> {
-                let to = number[target];
-                if to == NONE {
-                    return Err(Failure::Internal);
-                }
+            let push = |edges: &mut Vec<(ForwardNode, ForwardNode)>,
+                        target: Block|
+             -> Result<(), Failure> {
+                let to = number[target].expand().ok_or(Failure::Internal)?;
                 if !edges[first..].iter().any(|&(_, t)| t == to) {
-                    edges.push((i as u32, to));
+                    edges.push((i, to));
                 }
                 Ok(())
             };
@@ -152,96 +170,67 @@ impl ForwardGraph {
             }
         }
         let graph = Graph::from_edges(count, &edges);
-        let mut pred_count = vec![0u32; count];
+        let mut pred_count: SecondaryMap<ForwardNode, u32> = SecondaryMap::with_capacity(count);
         for &(_, to) in &edges {
-            pred_count[to as usize] += 1;
+            pred_count[to] += 1;
         }
         let tree = DominatorTree::compute(&graph);
         let (rpo, reachable) = reverse_post_order(&graph);
-        let mut rpo_position = vec![NONE; count];
+        let mut rpo_position: SecondaryMap<ForwardNode, usize> = SecondaryMap::with_capacity(count);
         for (i, &n) in rpo.iter().enumerate() {
-            rpo_position[n as usize] = i as u32;
+            rpo_position[n] = i;
         }
         // The graph must be acyclic: every edge goes forward in reverse post-order.
-        if edges.iter().any(|&(from, to)| {
-            reachable[from as usize] && rpo_position[to as usize] <= rpo_position[from as usize]
-        }) {
+        if edges
+            .iter()
+            .any(|&(from, to)| reachable[from.index()] && rpo_position[to] <= rpo_position[from])
+        {
             return Err(Failure::Internal);
         }
 
         // Ordered tree children.
-        let mut pairs: Vec<(u32, bool, u32, u32)> = rpo
+        let mut pairs: Vec<(ForwardNode, bool, usize, ForwardNode)> = rpo
             .iter()
             .filter_map(|&n| {
-                tree.idom(n).map(|parent| {
-                    (
-                        parent,
-                        pred_count[n as usize] >= 2,
-                        rpo_position[n as usize],
-                        n,
-                    )
-                })
+                tree.idom(n)
+                    .map(|parent| (parent, pred_count[n] >= 2, rpo_position[n], n))
             })
             .collect();
         pairs.sort_unstable();
-        let mut child_offsets = vec![0u32; count + 1];
-        for &(parent, ..) in &pairs {
-            child_offsets[parent as usize + 1] += 1;
-        }
-        for i in 0..count {
-            child_offsets[i + 1] += child_offsets[i];
-        }
-        let child_targets: Vec<u32> = pairs.iter().map(|&(.., n)| n).collect();
+        let child_edges: Vec<(ForwardNode, ForwardNode)> =
+            pairs.iter().map(|&(parent, .., n)| (parent, n)).collect();
 
         let mut graph_data = ForwardGraph {
             blocks,
             number,
             pred_count,
             tree,
-            child_offsets,
-            child_targets,
-            pre: vec![NONE; count],
-            end: vec![NONE; count],
-            own_targets: vec![Span::EMPTY; count],
-            subtree_targets: vec![Span::EMPTY; count],
+            children: Graph::from_edges(count, &child_edges),
+            pre: SecondaryMap::with_capacity(count),
+            last: SecondaryMap::with_capacity(count),
+            own_targets: SecondaryMap::with_capacity(count),
+            subtree_targets: SecondaryMap::with_capacity(count),
             own_break,
-            subtree_break: vec![false; count],
+            subtree_break: SecondaryMap::with_capacity(count),
         };
         if count == 0 {
             return Ok(graph_data);
         }
-        // Pre-order over the ordered tree, iteratively.
-        let mut preorder: Vec<u32> = Vec::with_capacity(count);
-        let mut walk: Vec<(u32, usize)> = vec![(0, 0)];
-        graph_data.pre[0] = 0;
-        preorder.push(0);
-        while let Some(top) = walk.last_mut() {
-            let (node, next) = *top;
-            if let Some(&child) = graph_data.children(node).get(next) {
-                top.1 += 1;
-                graph_data.pre[child as usize] = preorder.len() as u32;
-                preorder.push(child);
-                walk.push((child, 0));
-            } else {
-                graph_data.end[node as usize] = preorder.len() as u32;
-                walk.pop();
-            }
-        }
+        let preorder = graph_data.number_tree(count);
         for &node in &preorder {
             let span = graph
                 .successors(node)
                 .iter()
-                .map(|&t| graph_data.pre[t as usize])
-                .fold(Span::EMPTY, |s, p| s.join(Span { min: p, max: p }));
-            graph_data.own_targets[node as usize] = span;
-            graph_data.subtree_targets[node as usize] = span;
-            graph_data.subtree_break[node as usize] = graph_data.own_break[node as usize];
+                .filter_map(|&t| graph_data.pre[t].expand())
+                .fold(Span::EMPTY, |s, p| s.join(Span::of(p)));
+            graph_data.own_targets[node] = span;
+            graph_data.subtree_targets[node] = span;
+            graph_data.subtree_break[node] = graph_data.own_break[node];
         }
-        for &node in preorder.iter().rev() {
-            let Some(parent) = graph_data.tree.idom(node) else {
+        for &n in preorder.iter().rev() {
+            let Some(p) = graph_data.tree.idom(n) else {
                 continue;
             };
-            let (p, n) = (parent as usize, node as usize);
             graph_data.subtree_targets[p] =
                 graph_data.subtree_targets[p].join(graph_data.subtree_targets[n]);
             // A loop body's breaks leave that loop, not the preheader's level.
@@ -255,19 +244,54 @@ impl ForwardGraph {
         Ok(graph_data)
     }
 
-    fn children(&self, node: u32) -> &[u32] {
-        let n = node as usize;
-        &self.child_targets[self.child_offsets[n] as usize..self.child_offsets[n + 1] as usize]
+    /// Pre-order over the ordered tree, iteratively: fills `pre` and `last` and returns
+    /// the reachable nodes in that order.
+    fn number_tree(&mut self, count: usize) -> Vec<ForwardNode> {
+        let root = ForwardNode::new(0);
+        let mut preorder: Vec<ForwardNode> = Vec::with_capacity(count);
+        let mut walk: Vec<(ForwardNode, usize)> = vec![(root, 0)];
+        self.pre[root] = TreeOrder::new(0).into();
+        preorder.push(root);
+        while let Some(top) = walk.last_mut() {
+            let (node, next) = *top;
+            if let Some(&child) = self.children(node).get(next) {
+                top.1 += 1;
+                self.pre[child] = TreeOrder::new(preorder.len()).into();
+                preorder.push(child);
+                walk.push((child, 0));
+            } else {
+                self.last[node] = TreeOrder::new(preorder.len() - 1).into();
+                walk.pop();
+            }
+        }
+        preorder
     }
 
-    fn is_join(&self, node: u32) -> bool {
-        self.pred_count[node as usize] >= 2
+    fn children(&self, node: ForwardNode) -> &[ForwardNode] {
+        self.children.successors(node)
+    }
+
+    fn is_join(&self, node: ForwardNode) -> bool {
+        self.pred_count[node] >= 2
+    }
+
+    /// The node of `block`; an internal error for a block outside the layout.
+    fn node(&self, block: Block) -> Result<ForwardNode, Failure> {
+        self.number[block].expand().ok_or(Failure::Internal)
+    }
+
+    /// The pre-order number of `node`; an internal error for an unreachable node.
+    fn pre(&self, node: ForwardNode) -> Result<TreeOrder, Failure> {
+        self.pre[node].expand().ok_or(Failure::Internal)
     }
 
     /// Whether an edge leaves the subtree of `node` (a normal exit of its translation).
-    fn leaves_subtree(&self, node: u32) -> bool {
-        let n = node as usize;
-        !self.subtree_targets[n].within(self.pre[n], self.end[n] - 1)
+    /// False for an unreachable node (it has no subtree and no edges are counted).
+    fn leaves_subtree(&self, node: ForwardNode) -> bool {
+        match (self.pre[node].expand(), self.last[node].expand()) {
+            (Some(low), Some(high)) => !self.subtree_targets[node].within(low, high),
+            _ => false,
+        }
     }
 }
 
@@ -298,7 +322,7 @@ fn classify_exit(nest: &LoopNest, block: Block, target: Block) -> Option<Exit> {
 enum EdgeKind {
     Exit(Exit),
     /// The target is dominated by the source alone: translated in place.
-    Child(u32),
+    Child(ForwardNode),
     /// The target is a join: branch to the continuation.
     Jump(Block),
 }
@@ -308,7 +332,8 @@ struct Emitter<'c, 'm, 'n, 'g> {
     nest: &'n LoopNest,
     graph: &'g ForwardGraph,
     work: Vec<Task>,
-    join_ids: SecondaryMap<Block, u32>,
+    /// The selector value of each guarded join, assigned on first use.
+    join_ids: SecondaryMap<Block, Option<u32>>,
     next_join_id: u32,
 }
 
@@ -317,10 +342,7 @@ impl Emitter<'_, '_, '_, '_> {
         if let Some(exit) = classify_exit(self.nest, source, target) {
             return Ok(EdgeKind::Exit(exit));
         }
-        let node = self.graph.number[target];
-        if node == NONE {
-            return Err(Failure::Internal);
-        }
+        let node = self.graph.node(target)?;
         Ok(if self.graph.is_join(node) {
             EdgeKind::Jump(target)
         } else {
@@ -329,15 +351,17 @@ impl Emitter<'_, '_, '_, '_> {
     }
 
     fn join_id(&mut self, join: Block) -> u32 {
-        if self.join_ids[join] == NONE {
-            self.join_ids[join] = self.next_join_id;
-            self.next_join_id += 1;
+        if let Some(id) = self.join_ids[join] {
+            return id;
         }
-        self.join_ids[join]
+        let id = self.next_join_id;
+        self.join_ids[join] = Some(id);
+        self.next_join_id += 1;
+        id
     }
 
     fn translate(&mut self, task: Task) -> Result<(), Failure> {
-        let block = self.graph.blocks[task.node as usize];
+        let block = self.graph.blocks[task.node];
         if let Some(data) = self.nest.preheader_loop(block) {
             let (header, merge, form) = (data.header, data.merge, data.form);
             let payload = match form {
@@ -359,7 +383,7 @@ impl Emitter<'_, '_, '_, '_> {
             self.ctx
                 .set_terminator(block, InstData::with_payload(opcode, &[], payload));
             self.ctx.info.restructured_loop_count += 1;
-            let (header_node, merge_node) = (self.graph.number[header], self.graph.number[merge]);
+            let (header_node, merge_node) = (self.graph.node(header)?, self.graph.node(merge)?);
             self.schedule(&[
                 Task {
                     node: header_node,
@@ -379,7 +403,7 @@ impl Emitter<'_, '_, '_, '_> {
             let LoopForm::Counted { body, .. } = data.form else {
                 return Err(Failure::Internal);
             };
-            let body_node = self.graph.number[body];
+            let body_node = self.graph.node(body)?;
             self.schedule(&[Task {
                 node: body_node,
                 cont: None,
@@ -390,10 +414,12 @@ impl Emitter<'_, '_, '_, '_> {
         let term = self.ctx.terminator(block)?;
         let data = self.ctx.function().dfg.inst(term).clone();
         let targets: SmallVec<[Block; 4]> = data.payload.edges().iter().map(|e| e.block).collect();
-        match data.opcode {
-            Opcode::Return | Opcode::Unreachable | Opcode::Discard => Ok(()),
-            Opcode::Br => self.translate_jump(task, block, term, targets[0]),
-            Opcode::CondBr | Opcode::SwitchBr => {
+        match TerminatorOp::of(data.opcode) {
+            Some(TerminatorOp::Return | TerminatorOp::Unreachable | TerminatorOp::Discard) => {
+                Ok(())
+            }
+            Some(TerminatorOp::Br) => self.translate_jump(task, block, term, targets[0]),
+            Some(TerminatorOp::CondBr | TerminatorOp::SwitchBr) => {
                 if targets.iter().all(|&t| t == targets[0]) {
                     // `cond_br c, b, b`: a plain branch.
                     let jump = Payload::Jump(BlockCall::new(targets[0]));
@@ -404,7 +430,18 @@ impl Emitter<'_, '_, '_, '_> {
                 }
                 self.translate_branch(task, block, term, &data.args, &data.payload)
             }
-            _ => Err(Failure::Internal),
+            // The input is unstructured (the preflight skips structured functions) and
+            // every block is translated once, before it gets a construct; `ctx.terminator`
+            // rules out a block without one.
+            Some(
+                TerminatorOp::If
+                | TerminatorOp::Loop
+                | TerminatorOp::SimpleLoop
+                | TerminatorOp::Switch
+                | TerminatorOp::Break
+                | TerminatorOp::Continue,
+            )
+            | None => Err(Failure::Internal),
         }
     }
 
@@ -459,9 +496,9 @@ impl Emitter<'_, '_, '_, '_> {
         Ok(())
     }
 
-    fn check_child(&self, block: Block, node: u32) -> Result<(), Failure> {
+    fn check_child(&self, block: Block, node: ForwardNode) -> Result<(), Failure> {
         let parent = self.graph.tree.idom(node).ok_or(Failure::Internal)?;
-        if self.graph.blocks[parent as usize] == block {
+        if self.graph.blocks[parent] == block {
             Ok(())
         } else {
             Err(Failure::Internal)
@@ -477,9 +514,9 @@ impl Emitter<'_, '_, '_, '_> {
         args: &[Value],
         payload: &Payload,
     ) -> Result<(), Failure> {
-        let node = self.graph.number[block];
+        let node = self.graph.node(block)?;
         let children = self.graph.children(node);
-        let (non_joins, joins): (Vec<u32>, Vec<u32>) =
+        let (non_joins, joins): (Vec<ForwardNode>, Vec<ForwardNode>) =
             children.iter().partition(|&&c| !self.graph.is_join(c));
         if let Payload::CondBranch {
             then_dest,
@@ -496,22 +533,22 @@ impl Emitter<'_, '_, '_, '_> {
             }
         }
         // Which joins need a guard: see the module docs.
-        let low = self.graph.pre[node as usize];
-        let mut span = self.graph.own_targets[node as usize];
+        let low = self.graph.pre(node)?;
+        let mut span = self.graph.own_targets[node];
         for &c in &non_joins {
-            span = span.join(self.graph.subtree_targets[c as usize]);
+            span = span.join(self.graph.subtree_targets[c]);
         }
         let mut guarded = Vec::with_capacity(joins.len());
         for &j in &joins {
-            guarded.push(!span.within(low, self.graph.pre[j as usize]));
-            span = span.join(self.graph.subtree_targets[j as usize]);
+            guarded.push(!span.within(low, self.graph.pre(j)?));
+            span = span.join(self.graph.subtree_targets[j]);
         }
         let mut entries = Vec::with_capacity(joins.len());
         for (i, &j) in joins.iter().enumerate() {
             entries.push(if guarded[i] {
                 self.ctx.new_block()
             } else {
-                self.graph.blocks[j as usize]
+                self.graph.blocks[j]
             });
         }
         let merge = if let Some(&first) = entries.first() {
@@ -549,10 +586,8 @@ impl Emitter<'_, '_, '_, '_> {
                 self.ctx.info.restructured_if_count += 1;
             }
             Payload::SwitchBranch(table) => {
-                let arms_break = self.graph.own_break[node as usize]
-                    || non_joins
-                        .iter()
-                        .any(|&c| self.graph.subtree_break[c as usize]);
+                let arms_break = self.graph.own_break[node]
+                    || non_joins.iter().any(|&c| self.graph.subtree_break[c]);
                 match merge {
                     Some(merge) if !arms_break => {
                         let mut cases = Vec::with_capacity(table.cases.len());
@@ -583,13 +618,22 @@ impl Emitter<'_, '_, '_, '_> {
                     }
                 }
             }
-            _ => return Err(Failure::Internal),
+            // `translate` only calls this for `cond_br` and `switch_br`.
+            Payload::None
+            | Payload::Indices(_)
+            | Payload::Callee(_)
+            | Payload::Message(_)
+            | Payload::Jump(_)
+            | Payload::If { .. }
+            | Payload::Loop { .. }
+            | Payload::SimpleLoop { .. }
+            | Payload::Switch { .. } => return Err(Failure::Internal),
         }
 
         // The joins, each behind a guard when not every path reaches it.
         let mut tasks = arms.tasks;
         for (i, &j) in joins.iter().enumerate() {
-            let join = self.graph.blocks[j as usize];
+            let join = self.graph.blocks[j];
             let next = match entries.get(i + 1) {
                 Some(&entry) => Some(Cont {
                     block: entry,
@@ -693,22 +737,37 @@ impl Emitter<'_, '_, '_, '_> {
             EdgeKind::Child(n) => n,
         };
         loop {
-            let block = self.graph.blocks[node as usize];
+            let block = self.graph.blocks[node];
             let Some(term) = self.ctx.function().terminator(block) else {
                 return false;
             };
             let data = self.ctx.function().dfg.inst(term);
             let children = self.graph.children(node);
-            match data.opcode {
-                Opcode::Return | Opcode::Unreachable | Opcode::Discard => {
+            match TerminatorOp::of(data.opcode) {
+                Some(TerminatorOp::Return | TerminatorOp::Unreachable | TerminatorOp::Discard) => {
                     return children.is_empty()
                 }
-                Opcode::Br => match self.kind(block, data.payload.edges()[0].block) {
+                Some(TerminatorOp::Br) => match self.kind(block, data.payload.edges()[0].block) {
                     Ok(EdgeKind::Exit(Exit::Break(_))) => return children.is_empty(),
                     Ok(EdgeKind::Child(next)) if children == [next] => node = next,
-                    _ => return false,
+                    Ok(
+                        EdgeKind::Exit(Exit::Continue(_)) | EdgeKind::Child(_) | EdgeKind::Jump(_),
+                    )
+                    | Err(_) => return false,
                 },
-                _ => return false,
+                // A branch is not a straight chain; the rest does not occur before
+                // translation (see `translate`).
+                Some(
+                    TerminatorOp::CondBr
+                    | TerminatorOp::SwitchBr
+                    | TerminatorOp::If
+                    | TerminatorOp::Loop
+                    | TerminatorOp::SimpleLoop
+                    | TerminatorOp::Switch
+                    | TerminatorOp::Break
+                    | TerminatorOp::Continue,
+                )
+                | None => return false,
             }
         }
     }
@@ -724,7 +783,7 @@ impl Emitter<'_, '_, '_, '_> {
         else_block: Block,
         continuing: Block,
     ) -> Result<(), Failure> {
-        let node = self.graph.number[continuing];
+        let node = self.graph.node(continuing)?;
         self.check_child(block, node)?;
         let forward = self.ctx.new_block();
         self.ctx.append_jump(forward, Opcode::Br, continuing);
@@ -838,10 +897,11 @@ impl Emitter<'_, '_, '_, '_> {
         }
         let scalar = {
             let ty = self.ctx.function().dfg.value_type(selector);
-            match self.ctx.module.types.try_get(ty) {
-                Some(TypeData::Scalar(s)) => *s,
-                _ => return Err(Failure::Internal),
-            }
+            // The verifier gives `switch_br` a scalar integer selector.
+            let Some(TypeData::Scalar(s)) = self.ctx.module.types.try_get(ty) else {
+                return Err(Failure::Internal);
+            };
+            *s
         };
         let selector_ty = self.ctx.function().dfg.value_type(selector);
         let bool_ty = self.ctx.bool_ty;

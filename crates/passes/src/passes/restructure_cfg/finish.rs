@@ -91,7 +91,16 @@ pub fn repair_dominance(ctx: &mut Ctx) -> Result<(), Failure> {
     for &value in &broken {
         let ty = ctx.function().dfg.value_type(value);
         if !is_storable(ctx.module, ty) {
-            return Err(Failure::Undemotable);
+            // Broken values are instruction results (see the scan above).
+            let def_block = match ctx.function().dfg.value_def(value) {
+                ValueDef::Result(def) => ctx.function().layout.inst_block(def),
+                ValueDef::Param(..)
+                | ValueDef::Const(_)
+                | ValueDef::Global(_)
+                | ValueDef::Alias(_)
+                | ValueDef::Detached => None,
+            };
+            return Err(Failure::Undemotable(def_block));
         }
     }
     let mut slots: SecondaryMap<Value, Option<Value>> = SecondaryMap::new();
@@ -164,7 +173,15 @@ pub fn check_structured(ctx: &Ctx, nest: &LoopNest) -> Result<(), Failure> {
                     return Err(Failure::Internal);
                 }
             }
-            _ => {}
+            Payload::None
+            | Payload::Indices(_)
+            | Payload::Callee(_)
+            | Payload::Message(_)
+            | Payload::Jump(_)
+            | Payload::If { .. }
+            | Payload::Loop { .. }
+            | Payload::SimpleLoop { .. }
+            | Payload::Switch { .. } => {}
         }
     }
     Ok(())
@@ -220,7 +237,16 @@ pub fn lay_out_structured(ctx: &mut Ctx) {
             } => vec![prepare.block, *body, *update, *merge],
             Payload::SimpleLoop { body, merge } => vec![body.block, *merge],
             Payload::Jump(dest) if !has_role[dest.block] => vec![dest.block],
-            _ => Vec::new(),
+            // A role-owned jump target is placed by its construct; the only `cond_br` left
+            // is a loop prepare's, whose targets (body, merge) come with its loop; no
+            // `switch_br` is left (`check_structured`); the rest have no successors.
+            Payload::Jump(_)
+            | Payload::CondBranch { .. }
+            | Payload::SwitchBranch(_)
+            | Payload::None
+            | Payload::Indices(_)
+            | Payload::Callee(_)
+            | Payload::Message(_) => Vec::new(),
         };
         stack.extend(next.into_iter().rev());
     }

@@ -2,7 +2,7 @@
 //!
 //! **Analysis.** Back edges are the retreating edges of a depth-first search; in a reducible
 //! CFG each targets a block that dominates its source (a retreating edge that does not is
-//! irreducible, [`count_irreducible_regions`]). Natural loops are found innermost first
+//! irreducible, [`irreducible_region_entries`]). Natural loops are found innermost first
 //! (headers in decreasing reverse post-order) by walking backwards from the latches, with a
 //! union-find that collapses every finished inner loop into its header, so each block is
 //! visited once per loop that directly contains it: near-linear overall. A block's
@@ -34,8 +34,9 @@
 //!   latches go through a new update block. Any other loop is a `simple_loop`.
 
 use super::{Ctx, Failure};
-use crate::analysis::cfg::{Cfg, NONE};
-use cranelift_entity::SecondaryMap;
+use crate::analysis::cfg::{Cfg, CfgNode, RpoPosition};
+use cranelift_entity::packed_option::PackedOption;
+use cranelift_entity::{entity_impl, EntityRef, PrimaryMap, SecondaryMap};
 use oxir_ir::dominance::DominatorTree;
 use oxir_ir::{Block, BlockCall, Inst, InstData, Opcode, Payload, SwitchTable};
 
@@ -43,32 +44,41 @@ use oxir_ir::{Block, BlockCall, Inst, InstData, Opcode, Payload, SwitchTable};
 /// through the dispatch (`iteration_limit_count`).
 pub const ABSORPTION_LIMIT: usize = 1024;
 
-/// Counts the irreducible regions of a CFG: the distinct blocks entered by a retreating
-/// edge (with respect to the CFG's depth-first order) whose source they do not dominate.
-pub fn count_irreducible_regions(cfg: &Cfg, tree: &DominatorTree) -> u64 {
-    let position = rpo_positions(cfg);
-    let mut marked = vec![false; cfg.block_count()];
-    let mut count = 0;
+/// The irreducible regions of a CFG, one per entry: the distinct blocks entered by a
+/// retreating edge (with respect to the CFG's depth-first order) whose source they do not
+/// dominate, in the order reverse post-order first reaches such an edge.
+pub fn irreducible_region_entries(cfg: &Cfg, tree: &DominatorTree<CfgNode>) -> Vec<CfgNode> {
+    let mut marked: SecondaryMap<CfgNode, bool> = SecondaryMap::with_capacity(cfg.block_count());
+    let mut entries = Vec::new();
     for &n in cfg.rpo_numbers() {
         for &s in cfg.succ_graph().successors(n) {
-            let retreating = position[s as usize] <= position[n as usize];
-            if retreating && !tree.dominates(s, n) && !marked[s as usize] {
-                marked[s as usize] = true;
-                count += 1;
+            if is_retreating(cfg, n, s) && !tree.dominates(s, n) && !marked[s] {
+                marked[s] = true;
+                entries.push(s);
             }
         }
     }
-    count
+    entries
 }
 
-/// Position of each block number in reverse post-order; `NONE` when unreachable.
-fn rpo_positions(cfg: &Cfg) -> Vec<u32> {
-    let mut position = vec![NONE; cfg.block_count()];
-    for (i, &n) in cfg.rpo_numbers().iter().enumerate() {
-        position[n as usize] = i as u32;
-    }
-    position
+/// Whether the edge `from → to` between reachable nodes goes back (or stays) in reverse
+/// post-order.
+fn is_retreating(cfg: &Cfg, from: CfgNode, to: CfgNode) -> bool {
+    cfg.rpo_position(to) <= cfg.rpo_position(from)
 }
+
+/// The sort key of `block` by reverse post-order: reachable blocks by position, then
+/// every unreachable block or block outside the CFG (all equal).
+fn rpo_rank(cfg: &Cfg, block: Block) -> (bool, Option<RpoPosition>) {
+    let position = cfg.number(block).and_then(|n| cfg.rpo_position(n));
+    (position.is_none(), position)
+}
+
+/// A loop of a [`LoopNest`], innermost first (by header, latest in reverse post-order
+/// first). Prints as `nestN`.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct LoopId(u32);
+entity_impl!(LoopId, "nest");
 
 /// The construct a loop becomes.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -83,8 +93,8 @@ pub enum LoopForm {
 #[derive(Clone, Debug)]
 pub struct LoopData {
     pub header: Block,
-    /// The enclosing loop, `NONE` at the top level.
-    pub parent: u32,
+    /// The enclosing loop, none at the top level.
+    pub parent: PackedOption<LoopId>,
     /// Loop-tree interval numbers for O(1) nesting tests.
     pre: u32,
     post: u32,
@@ -96,58 +106,51 @@ pub struct LoopData {
 
 /// The loop nest of a function in normal form (see the module docs).
 pub struct LoopNest {
-    pub loops: Vec<LoopData>,
-    /// The innermost loop of each block, `NONE` outside every loop. New blocks are labelled
+    pub loops: PrimaryMap<LoopId, LoopData>,
+    /// The innermost loop of each block, none outside every loop. New blocks are labelled
     /// when they are created.
-    pub innermost: SecondaryMap<Block, u32>,
-    /// The loop whose header a block is, `NONE` otherwise.
-    pub header_of: SecondaryMap<Block, u32>,
-    /// The loop whose preheader a block is, `NONE` otherwise.
-    pub preheader_of: SecondaryMap<Block, u32>,
+    pub innermost: SecondaryMap<Block, PackedOption<LoopId>>,
+    /// The loop whose header a block is, none otherwise.
+    pub header_of: SecondaryMap<Block, PackedOption<LoopId>>,
+    /// The loop whose preheader a block is, none otherwise.
+    pub preheader_of: SecondaryMap<Block, PackedOption<LoopId>>,
     /// Blocks the pass created or gave a loop role (never reused for another role).
     special: SecondaryMap<Block, bool>,
     /// Loop ids, every loop after the loops it contains.
-    children_first: Vec<u32>,
+    children_first: Vec<LoopId>,
     /// Blocks whose innermost loop is each loop (lazily pruned: a block absorbed by an inner
     /// loop stays in its old list, and readers check `innermost`).
-    level_blocks: Vec<Vec<Block>>,
-    /// The loop whose exit list last took each block (`NONE`: none yet). One map for the
+    level_blocks: SecondaryMap<LoopId, Vec<Block>>,
+    /// The loop whose exit list last took each block (none yet). One map for the
     /// whole nest, stamped with the loop id, so that collecting a loop's exits costs its
     /// size, not the function's.
-    exit_stamp: SecondaryMap<Block, u32>,
+    exit_stamp: SecondaryMap<Block, PackedOption<LoopId>>,
 }
 
 impl LoopNest {
     /// Whether `block` is inside loop `id` (in it or in a loop it contains).
-    pub fn in_loop(&self, block: Block, id: u32) -> bool {
-        let inner = self.innermost[block];
-        if inner == NONE {
+    pub fn in_loop(&self, block: Block, id: LoopId) -> bool {
+        let Some(inner) = self.innermost[block].expand() else {
             return false;
-        }
-        let (outer, inner) = (&self.loops[id as usize], &self.loops[inner as usize]);
+        };
+        let (outer, inner) = (&self.loops[id], &self.loops[inner]);
         outer.pre <= inner.pre && inner.post <= outer.post
     }
 
     /// The loop `block` is the preheader of.
     pub fn preheader_loop(&self, block: Block) -> Option<&LoopData> {
-        let id = self.preheader_of[block];
-        (id != NONE).then(|| &self.loops[id as usize])
+        self.preheader_of[block].expand().map(|id| &self.loops[id])
     }
 
     /// The loop whose header `block` is, when that loop is a `loop` (its prepare block).
     pub fn counted_loop_of_prepare(&self, block: Block) -> Option<&LoopData> {
-        let id = self.header_of[block];
-        if id == NONE {
-            return None;
-        }
-        let data = &self.loops[id as usize];
+        let data = &self.loops[self.header_of[block].expand()?];
         matches!(data.form, LoopForm::Counted { .. }).then_some(data)
     }
 
     /// The innermost loop of `block`.
     pub fn loop_of(&self, block: Block) -> Option<&LoopData> {
-        let id = self.innermost[block];
-        (id != NONE).then(|| &self.loops[id as usize])
+        self.innermost[block].expand().map(|id| &self.loops[id])
     }
 
     /// Finds the loops of the (reachable, reducible) function; [`LoopNest::normalize`]
@@ -156,35 +159,32 @@ impl LoopNest {
         let analysis = ctx.analyze();
         let (cfg, tree) = (&analysis.cfg, &analysis.tree);
         let count = cfg.block_count();
-        let position = rpo_positions(&cfg);
-        if count_irreducible_regions(&cfg, &tree) > 0 {
+        if !irreducible_region_entries(cfg, tree).is_empty() {
             return Err(Failure::Internal); // the preflight refuses irreducible functions
         }
         let preds = cfg.pred_graph();
         // Loop headers, innermost first.
-        let mut is_header = vec![false; count];
+        let mut is_header: SecondaryMap<CfgNode, bool> = SecondaryMap::with_capacity(count);
         for &n in cfg.rpo_numbers() {
             for &s in cfg.succ_graph().successors(n) {
-                if position[s as usize] <= position[n as usize] {
-                    is_header[s as usize] = true;
+                if is_retreating(cfg, n, s) {
+                    is_header[s] = true;
                 }
             }
         }
-        let mut headers: Vec<u32> = (0..count as u32)
-            .filter(|&n| is_header[n as usize])
-            .collect();
-        headers.sort_unstable_by_key(|&n| std::cmp::Reverse(position[n as usize]));
+        let mut headers: Vec<CfgNode> = cfg.nodes().filter(|&n| is_header[n]).collect();
+        headers.sort_unstable_by_key(|&n| std::cmp::Reverse(cfg.rpo_position(n)));
+        let headers: PrimaryMap<LoopId, CfgNode> = headers.into_iter().collect();
 
-        let mut representative: Vec<u32> = (0..count as u32).collect();
-        let mut innermost = vec![NONE; count];
-        let mut loop_of_header = vec![NONE; count];
-        let mut visited = vec![NONE; count];
-        let mut parent = vec![NONE; headers.len()];
-        let mut stack: Vec<u32> = Vec::new();
-        for (id, &header) in headers.iter().enumerate() {
-            let id = id as u32;
-            loop_of_header[header as usize] = id;
-            innermost[header as usize] = id;
+        let mut representative: PrimaryMap<CfgNode, CfgNode> = cfg.nodes().collect();
+        let mut innermost: SecondaryMap<CfgNode, PackedOption<LoopId>> = SecondaryMap::new();
+        let mut loop_of_header: SecondaryMap<CfgNode, PackedOption<LoopId>> = SecondaryMap::new();
+        let mut visited: SecondaryMap<CfgNode, PackedOption<LoopId>> = SecondaryMap::new();
+        let mut parent: SecondaryMap<LoopId, PackedOption<LoopId>> = SecondaryMap::new();
+        let mut stack: Vec<CfgNode> = Vec::new();
+        for (id, &header) in headers.iter() {
+            loop_of_header[header] = id.into();
+            innermost[header] = id.into();
             stack.extend(
                 preds
                     .successors(header)
@@ -194,15 +194,15 @@ impl LoopNest {
             );
             while let Some(p) = stack.pop() {
                 let r = find(&mut representative, p);
-                if r == header || visited[r as usize] == id {
+                if r == header || visited[r].expand() == Some(id) {
                     continue;
                 }
-                visited[r as usize] = id;
-                match loop_of_header[r as usize] {
-                    NONE => innermost[r as usize] = id,
-                    inner => parent[inner as usize] = id,
+                visited[r] = id.into();
+                match loop_of_header[r].expand() {
+                    None => innermost[r] = id.into(),
+                    Some(inner) => parent[inner] = id.into(),
                 }
-                representative[r as usize] = header;
+                representative[r] = header;
                 stack.extend(
                     preds
                         .successors(r)
@@ -212,45 +212,11 @@ impl LoopNest {
                 );
             }
         }
-
-        // Loop-tree numbering and a children-first order, iteratively.
-        let loop_count = headers.len();
-        let mut children: Vec<Vec<u32>> = vec![Vec::new(); loop_count];
-        let mut roots = Vec::new();
-        for id in 0..loop_count as u32 {
-            match parent[id as usize] {
-                NONE => roots.push(id),
-                p => children[p as usize].push(id),
-            }
-        }
-        let mut pre = vec![0u32; loop_count];
-        let mut post = vec![0u32; loop_count];
-        let mut children_first = Vec::with_capacity(loop_count);
-        let (mut pre_counter, mut post_counter) = (0u32, 0u32);
-        for &root in &roots {
-            let mut walk: Vec<(u32, usize)> = vec![(root, 0)];
-            pre[root as usize] = pre_counter;
-            pre_counter += 1;
-            while let Some(top) = walk.last_mut() {
-                let (node, next) = *top;
-                if let Some(&child) = children[node as usize].get(next) {
-                    top.1 += 1;
-                    pre[child as usize] = pre_counter;
-                    pre_counter += 1;
-                    walk.push((child, 0));
-                } else {
-                    post[node as usize] = post_counter;
-                    post_counter += 1;
-                    children_first.push(node);
-                    walk.pop();
-                }
-            }
-        }
+        let (pre, post, children_first) = number_loop_tree(headers.len(), &parent);
 
         let mut nest = LoopNest {
             loops: headers
                 .iter()
-                .enumerate()
                 .map(|(id, &h)| LoopData {
                     header: cfg.block(h),
                     parent: parent[id],
@@ -261,16 +227,16 @@ impl LoopNest {
                     form: LoopForm::Simple,
                 })
                 .collect(),
-            innermost: SecondaryMap::with_default(NONE),
-            header_of: SecondaryMap::with_default(NONE),
-            preheader_of: SecondaryMap::with_default(NONE),
+            innermost: SecondaryMap::new(),
+            header_of: SecondaryMap::new(),
+            preheader_of: SecondaryMap::new(),
             special: SecondaryMap::new(),
             children_first,
-            level_blocks: vec![Vec::new(); loop_count],
-            exit_stamp: SecondaryMap::with_default(NONE),
+            level_blocks: SecondaryMap::with_capacity(headers.len()),
+            exit_stamp: SecondaryMap::new(),
         };
-        for n in 0..count {
-            let block = cfg.block(n as u32);
+        for n in cfg.nodes() {
+            let block = cfg.block(n);
             nest.innermost[block] = innermost[n];
             nest.header_of[block] = loop_of_header[n];
         }
@@ -283,7 +249,8 @@ impl LoopNest {
             return Ok(());
         }
         let before = ctx.analyze();
-        for id in 0..self.loops.len() as u32 {
+        let ids: Vec<LoopId> = self.loops.keys().collect();
+        for id in ids {
             self.insert_preheader(ctx, &before.cfg, id);
         }
         ctx.info.dominance_query_count += before.tree.take_query_count();
@@ -292,24 +259,22 @@ impl LoopNest {
         // (only edges inside a loop move, through blocks inside it), so one tree serves.
         let analysis = ctx.analyze();
         let (cfg, tree) = (&analysis.cfg, &analysis.tree);
-        let position = rpo_positions(&cfg);
         for block in ctx.function().layout.blocks() {
-            let id = self.innermost[block];
-            if id != NONE {
-                self.level_blocks[id as usize].push(block);
+            if let Some(id) = self.innermost[block].expand() {
+                self.level_blocks[id].push(block);
             }
         }
         let order = self.children_first.clone();
         for id in order {
-            self.normalize_loop(ctx, &cfg, &tree, &position, id)?;
+            self.normalize_loop(ctx, cfg, tree, id)?;
         }
         ctx.info.dominance_query_count += tree.take_query_count();
         Ok(())
     }
 
-    fn insert_preheader(&mut self, ctx: &mut Ctx, cfg: &Cfg, id: u32) {
+    fn insert_preheader(&mut self, ctx: &mut Ctx, cfg: &Cfg, id: LoopId) {
         let (header, parent) = {
-            let data = &self.loops[id as usize];
+            let data = &self.loops[id];
             (data.header, data.parent)
         };
         let outside: Vec<Block> = cfg
@@ -338,24 +303,23 @@ impl LoopNest {
             block
         };
         self.special[preheader] = true;
-        self.preheader_of[preheader] = id;
-        self.loops[id as usize].preheader = preheader;
+        self.preheader_of[preheader] = id.into();
+        self.loops[id].preheader = preheader;
     }
 
     fn normalize_loop(
         &mut self,
         ctx: &mut Ctx,
         cfg: &Cfg,
-        tree: &DominatorTree,
-        position: &[u32],
-        id: u32,
+        tree: &DominatorTree<CfgNode>,
+        id: LoopId,
     ) -> Result<(), Failure> {
         let (header, parent) = {
-            let data = &self.loops[id as usize];
+            let data = &self.loops[id];
             (data.header, data.parent)
         };
         let header_number = cfg.number(header).ok_or(Failure::Internal)?;
-        let rpo_of = |b: Block| cfg.number(b).map_or(NONE, |n| position[n as usize]);
+        let rpo_of = |b: Block| rpo_rank(cfg, b);
         let dominated = |b: Block| {
             cfg.number(b)
                 .is_some_and(|n| tree.dominates(header_number, n))
@@ -396,8 +360,8 @@ impl LoopNest {
                 break;
             }
             absorbed += 1;
-            self.innermost[block] = id;
-            self.level_blocks[id as usize].push(block);
+            self.innermost[block] = id.into();
+            self.level_blocks[id].push(block);
             exits.retain(|&e| e != block);
             self.collect_exits(ctx, block, id, &mut exits);
         }
@@ -437,8 +401,8 @@ impl LoopNest {
         } else {
             let merge = ctx.new_block();
             self.innermost[merge] = parent;
-            if parent != NONE {
-                self.level_blocks[parent as usize].push(merge);
+            if let Some(parent) = parent.expand() {
+                self.level_blocks[parent].push(merge);
             }
             self.route_exits(ctx, id, merge, &exits, counted.is_some())?;
             merge
@@ -456,10 +420,11 @@ impl LoopNest {
                     let negated = ctx
                         .insert_before(term, InstData::new(Opcode::Not, &data.args), Some(bool_ty))
                         .ok_or(Failure::Internal)?;
-                    let exit = match &data.payload {
-                        Payload::CondBranch { then_dest, .. } => then_dest.clone(),
-                        _ => return Err(Failure::Internal),
+                    // `counted` is only set for a header ending in `cond_br`.
+                    let Payload::CondBranch { then_dest, .. } = &data.payload else {
+                        return Err(Failure::Internal);
                     };
+                    let exit = then_dest.clone();
                     let payload = Payload::CondBranch {
                         then_dest: BlockCall::new(body),
                         else_dest: exit,
@@ -473,28 +438,28 @@ impl LoopNest {
                 LoopForm::Counted { body, update }
             }
         };
-        let data = &mut self.loops[id as usize];
+        let data = &mut self.loops[id];
         data.merge = merge;
         data.form = form;
         Ok(())
     }
 
     /// The blocks whose innermost loop is `id` now.
-    fn level(&self, id: u32) -> Vec<Block> {
-        self.level_blocks[id as usize]
+    fn level(&self, id: LoopId) -> Vec<Block> {
+        self.level_blocks[id]
             .iter()
             .copied()
-            .filter(|&b| self.innermost[b] == id)
+            .filter(|&b| self.innermost[b].expand() == Some(id))
             .collect()
     }
 
     /// Adds the targets of `block`'s edges that leave loop `id` to `exits`.
     /// Each target is added once per loop, even after the absorption loop removed it from
     /// `exits` (an absorbed block is then inside the loop and no longer an exit).
-    fn collect_exits(&mut self, ctx: &Ctx, block: Block, id: u32, exits: &mut Vec<Block>) {
+    fn collect_exits(&mut self, ctx: &Ctx, block: Block, id: LoopId, exits: &mut Vec<Block>) {
         for target in ctx.function().successors(block) {
-            if !self.in_loop(target, id) && self.exit_stamp[target] != id {
-                self.exit_stamp[target] = id;
+            if !self.in_loop(target, id) && self.exit_stamp[target].expand() != Some(id) {
+                self.exit_stamp[target] = id.into();
                 exits.push(target);
             }
         }
@@ -503,14 +468,20 @@ impl LoopNest {
     /// Whether `block` sits at the level of loop `id`'s parent (or leaves the function and is
     /// in no loop), has no loop role, and all its predecessors are inside loop `id`: the
     /// loop may take it in, or use it as merge.
-    fn only_reached_from(&self, cfg: &Cfg, block: Block, id: u32, parent: u32) -> bool {
+    fn only_reached_from(
+        &self,
+        cfg: &Cfg,
+        block: Block,
+        id: LoopId,
+        parent: PackedOption<LoopId>,
+    ) -> bool {
         let level = self.innermost[block];
         let exits_function = || {
             cfg.number(block)
                 .is_some_and(|n| cfg.succ_graph().successors(n).is_empty())
         };
-        (level == parent || (level == NONE && exits_function()))
-            && self.header_of[block] == NONE
+        (level == parent || (level.is_none() && exits_function()))
+            && self.header_of[block].is_none()
             && !self.special[block]
             && cfg.number(block).is_some()
             && cfg.preds(block).all(|p| self.in_loop(p, id))
@@ -522,12 +493,12 @@ impl LoopNest {
     fn route_exits(
         &mut self,
         ctx: &mut Ctx,
-        id: u32,
+        id: LoopId,
         merge: Block,
         exits: &[Block],
         counted: bool,
     ) -> Result<(), Failure> {
-        let header = self.loops[id as usize].header;
+        let header = self.loops[id].header;
         match exits {
             [] => {
                 let message = Payload::Message("the loop never exits".into());
@@ -578,9 +549,9 @@ impl LoopNest {
                         let split = ctx.new_block();
                         ctx.append_store_selector(split, number);
                         ctx.append_jump(split, Opcode::Br, merge);
-                        self.innermost[split] = id;
+                        self.innermost[split] = id.into();
                         self.special[split] = true;
-                        self.level_blocks[id as usize].push(split);
+                        self.level_blocks[id].push(split);
                         splits.push((number, split));
                         split
                     }
@@ -635,8 +606,8 @@ impl LoopNest {
 
     /// The update block of a counted loop: its only latch when that ends in `br header` and
     /// has no other role, otherwise a new block that all latches branch to.
-    fn update_block(&mut self, ctx: &mut Ctx, id: u32, body: Block) -> Result<Block, Failure> {
-        let header = self.loops[id as usize].header;
+    fn update_block(&mut self, ctx: &mut Ctx, id: LoopId, body: Block) -> Result<Block, Failure> {
+        let header = self.loops[id].header;
         let latches: Vec<Block> = self
             .level(id)
             .into_iter()
@@ -649,7 +620,7 @@ impl LoopNest {
                 && *latch != body
                 && *latch != header
                 && !self.special[*latch]
-                && self.header_of[*latch] == NONE
+                && self.header_of[*latch].is_none()
             {
                 self.special[*latch] = true;
                 return Ok(*latch);
@@ -660,9 +631,9 @@ impl LoopNest {
         for latch in latches {
             ctx.retarget(latch, header, update);
         }
-        self.innermost[update] = id;
+        self.innermost[update] = id.into();
         self.special[update] = true;
-        self.level_blocks[id as usize].push(update);
+        self.level_blocks[id].push(update);
         Ok(update)
     }
 }
@@ -682,15 +653,60 @@ fn set_edge_target(ctx: &mut Ctx, term: Inst, edge: usize, target: Block) {
     }
 }
 
-/// Union-find root with path compression.
-fn find(representative: &mut [u32], mut x: u32) -> u32 {
-    let mut root = x;
-    while representative[root as usize] != root {
-        root = representative[root as usize];
+/// Loop-tree interval numbers (pre, post) and a children-first order of the loops, given
+/// each loop's parent; iterative.
+fn number_loop_tree(
+    loop_count: usize,
+    parent: &SecondaryMap<LoopId, PackedOption<LoopId>>,
+) -> (
+    SecondaryMap<LoopId, u32>,
+    SecondaryMap<LoopId, u32>,
+    Vec<LoopId>,
+) {
+    let ids = || (0..loop_count).map(LoopId::new);
+    let mut children: SecondaryMap<LoopId, Vec<LoopId>> = SecondaryMap::with_capacity(loop_count);
+    let mut roots = Vec::new();
+    for id in ids() {
+        match parent[id].expand() {
+            None => roots.push(id),
+            Some(p) => children[p].push(id),
+        }
     }
-    while representative[x as usize] != root {
-        let next = representative[x as usize];
-        representative[x as usize] = root;
+    let mut pre: SecondaryMap<LoopId, u32> = SecondaryMap::with_capacity(loop_count);
+    let mut post: SecondaryMap<LoopId, u32> = SecondaryMap::with_capacity(loop_count);
+    let mut children_first = Vec::with_capacity(loop_count);
+    let (mut pre_counter, mut post_counter) = (0u32, 0u32);
+    for &root in &roots {
+        let mut walk: Vec<(LoopId, usize)> = vec![(root, 0)];
+        pre[root] = pre_counter;
+        pre_counter += 1;
+        while let Some(top) = walk.last_mut() {
+            let (node, next) = *top;
+            if let Some(&child) = children[node].get(next) {
+                top.1 += 1;
+                pre[child] = pre_counter;
+                pre_counter += 1;
+                walk.push((child, 0));
+            } else {
+                post[node] = post_counter;
+                post_counter += 1;
+                children_first.push(node);
+                walk.pop();
+            }
+        }
+    }
+    (pre, post, children_first)
+}
+
+/// Union-find root with path compression.
+fn find(representative: &mut PrimaryMap<CfgNode, CfgNode>, mut x: CfgNode) -> CfgNode {
+    let mut root = x;
+    while representative[root] != root {
+        root = representative[root];
+    }
+    while representative[x] != root {
+        let next = representative[x];
+        representative[x] = root;
         x = next;
     }
     root

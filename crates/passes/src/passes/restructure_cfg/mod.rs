@@ -2,7 +2,7 @@
 //!
 //! The input is a function whose terminators are plain (`br`, `cond_br`, `switch_br`,
 //! `return`, `unreachable`, `discard`) and whose blocks other than the entry have no
-//! parameters (run `reg2mem` first, DESIGN.md §3 contract 3). The output has `if`,
+//! parameters (run `reg2mem` first, as the `structurize` pipeline does). The output has `if`,
 //! `switch`, `loop` and `simple_loop` constructs with unique merge blocks, `break` and
 //! `continue` that target the nearest enclosing construct, and no `cond_br` / `switch_br`
 //! except the `cond_br c, body, merge` that ends a `loop`'s prepare block. It passes the
@@ -102,10 +102,11 @@ mod emit;
 mod finish;
 mod loops;
 
-use crate::analysis::cfg::Cfg;
+use crate::analysis::cfg::{Cfg, CfgNode, RpoPosition};
 use crate::pass_info;
 use crate::report::PassInfo;
 use crate::util::definitions;
+use cranelift_entity::{EntityRef, SecondaryMap};
 use oxir_ir::dominance::DominatorTree;
 use oxir_ir::{
     AddressSpace, Block, BlockCall, Func, Function, Inst, InstData, Metadata, Module, Opcode,
@@ -114,7 +115,8 @@ use oxir_ir::{
 use std::rc::Rc;
 
 pass_info! {
-    /// Counters of `restructure-cfg` (`reference/luisa_xir.md` §4.1).
+    pass: "restructure-cfg",
+    /// Counters of `restructure-cfg`.
     pub struct RestructureCfgInfo {
         /// Loops turned into `loop` or `simple_loop` constructs.
         restructured_loop_count,
@@ -206,7 +208,8 @@ enum Plan {
 /// Why restructuring a function failed after the preflight accepted it.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Failure {
-    Undemotable,
+    /// A value defined in this block (when it has one) lost dominance and cannot be stored.
+    Undemotable(Option<Block>),
     Internal,
 }
 
@@ -228,6 +231,7 @@ fn run(module: &mut Module, functions: &[Func]) -> RestructureCfgInfo {
     for &func in functions {
         if module.functions.get(func).is_none() {
             info.internal_error_count += 1;
+            info.note_refusal(None, None);
             continue;
         }
         let mut analysis = None;
@@ -257,7 +261,7 @@ fn run(module: &mut Module, functions: &[Func]) -> RestructureCfgInfo {
             if let Err(failure) = result {
                 // Only a violated internal invariant (a bug) gets here; the module is then
                 // left part-way, and the refusal counters say so.
-                count_failure(&mut info, failure);
+                count_failure(&mut info, module, func, failure);
                 return failures_only(&info);
             }
         }
@@ -268,7 +272,7 @@ fn run(module: &mut Module, functions: &[Func]) -> RestructureCfgInfo {
     for (func, analysis, uses) in work {
         let result = restructure_function(&mut copy, func, analysis, uses.any, &mut info);
         if let Err(failure) = result {
-            count_failure(&mut info, failure);
+            count_failure(&mut info, module, func, failure);
             return failures_only(&info);
         }
     }
@@ -315,11 +319,22 @@ fn cross_block_uses(module: &Module, func: Func) -> CrossBlockUses {
     uses
 }
 
-fn count_failure(info: &mut RestructureCfgInfo, failure: Failure) {
-    match failure {
-        Failure::Undemotable => info.undemotable_value_count += 1,
-        Failure::Internal => info.internal_error_count += 1,
-    }
+/// Counts `failure` of `func` and records where it happened. `module` is the module as the
+/// caller will return it (the refused work is dropped), so only a block of its layout is
+/// named.
+fn count_failure(info: &mut RestructureCfgInfo, module: &Module, func: Func, failure: Failure) {
+    let function = &module.functions[func];
+    let block = match failure {
+        Failure::Undemotable(block) => {
+            info.undemotable_value_count += 1;
+            block.filter(|&b| function.layout.is_block_inserted(b))
+        }
+        Failure::Internal => {
+            info.internal_error_count += 1;
+            None
+        }
+    };
+    info.note_refusal(Some(&function.name), block);
 }
 
 /// A refused run changed nothing: keep only the counters that explain the refusal.
@@ -330,6 +345,7 @@ fn failures_only(info: &RestructureCfgInfo) -> RestructureCfgInfo {
         mixed_control_flow_count: info.mixed_control_flow_count,
         undemotable_value_count: info.undemotable_value_count,
         internal_error_count: info.internal_error_count,
+        refused_at: info.refused_at.clone(),
         ..RestructureCfgInfo::default()
     }
 }
@@ -353,9 +369,11 @@ fn preflight(
     let mut structured = false;
     let mut unstructured = false;
     let mut param_blocks = 0;
+    let mut first_param_block = None;
     for block in function.layout.blocks() {
         if block != entry && !function.dfg.block_params(block).is_empty() {
             param_blocks += 1;
+            first_param_block.get_or_insert(block);
         }
         let Some(term) = function.terminator(block) else {
             continue;
@@ -365,8 +383,12 @@ fn preflight(
         unstructured |= opcode.is_unstructured_branch();
     }
     if structured {
-        if unstructured && has_unstructured_branch_besides_loop_prepare(function) {
+        let mixed = unstructured
+            .then(|| first_unstructured_branch_besides_loop_prepare(function))
+            .flatten();
+        if let Some(block) = mixed {
             info.mixed_control_flow_count += 1;
+            info.note_refusal(Some(&function.name), Some(block));
             return Plan::Refuse;
         }
         return Plan::Skip;
@@ -374,15 +396,17 @@ fn preflight(
     let mut plan = Plan::Restructure;
     if param_blocks > 0 {
         info.unsupported_block_param_count += param_blocks;
+        info.note_refusal(Some(&function.name), first_param_block);
         plan = Plan::Refuse;
     }
     let cfg = Cfg::new(function);
     let tree = DominatorTree::compute(cfg.succ_graph());
     info.analysis_count += 1;
-    let irreducible = loops::count_irreducible_regions(&cfg, &tree);
+    let irreducible = loops::irreducible_region_entries(&cfg, &tree);
     info.dominance_query_count += tree.take_query_count();
-    if irreducible > 0 {
-        info.irreducible_region_count += irreducible;
+    if let Some(&first) = irreducible.first() {
+        info.irreducible_region_count += irreducible.len() as u64;
+        info.note_refusal(Some(&function.name), Some(cfg.block(first)));
         plan = Plan::Refuse;
     }
     if plan == Plan::Restructure {
@@ -391,9 +415,9 @@ fn preflight(
     plan
 }
 
-/// Whether a `cond_br` other than a loop prepare block's `cond_br c, body, merge`, or a
-/// `switch_br`, ends some block.
-fn has_unstructured_branch_besides_loop_prepare(function: &Function) -> bool {
+/// The first block in layout order that ends in a `cond_br` other than a loop prepare
+/// block's `cond_br c, body, merge`, or in a `switch_br`.
+fn first_unstructured_branch_besides_loop_prepare(function: &Function) -> Option<Block> {
     let mut prepares: Vec<(Block, Block, Block)> = Vec::new();
     for block in function.layout.blocks() {
         if let Some(term) = function.terminator(block) {
@@ -409,7 +433,7 @@ fn has_unstructured_branch_besides_loop_prepare(function: &Function) -> bool {
         }
     }
     prepares.sort_unstable();
-    function.layout.blocks().any(|block| {
+    function.layout.blocks().find(|&block| {
         let Some(term) = function.terminator(block) else {
             return false;
         };
@@ -422,7 +446,15 @@ fn has_unstructured_branch_besides_loop_prepare(function: &Function) -> bool {
                 let key = (block, then_dest.block, else_dest.block);
                 prepares.binary_search(&key).is_err()
             }
-            _ => false,
+            Payload::None
+            | Payload::Indices(_)
+            | Payload::Callee(_)
+            | Payload::Message(_)
+            | Payload::Jump(_)
+            | Payload::If { .. }
+            | Payload::Loop { .. }
+            | Payload::SimpleLoop { .. }
+            | Payload::Switch { .. } => false,
         }
     })
 }
@@ -432,66 +464,67 @@ fn has_unstructured_branch_besides_loop_prepare(function: &Function) -> bool {
 /// tail-duplication heuristics.
 struct TreeShape<'c> {
     cfg: &'c Cfg,
-    position: Vec<u32>,
     /// Predecessors other than back edges (a back edge's target dominates its source).
-    forward_preds: Vec<u32>,
-    /// Sorted positions of each block's join children (CSR).
-    join_offsets: Vec<u32>,
-    join_positions: Vec<u32>,
+    forward_preds: SecondaryMap<CfgNode, u32>,
+    /// Sorted positions of each block's join children.
+    join_positions: SecondaryMap<CfgNode, Vec<RpoPosition>>,
 }
 
 impl<'c> TreeShape<'c> {
     /// How far up the tree a predecessor is followed before the heuristic gives up.
     const WALK_LIMIT: usize = 64;
 
-    fn new(cfg: &'c Cfg, tree: &DominatorTree) -> Self {
+    fn new(cfg: &'c Cfg, tree: &DominatorTree<CfgNode>) -> Self {
         let count = cfg.block_count();
-        let mut position = vec![u32::MAX; count];
-        for (i, &n) in cfg.rpo_numbers().iter().enumerate() {
-            position[n as usize] = i as u32;
-        }
-        let mut forward_preds = vec![0u32; count];
-        for n in 0..count as u32 {
-            forward_preds[n as usize] = cfg
+        let mut forward_preds: SecondaryMap<CfgNode, u32> = SecondaryMap::with_capacity(count);
+        for n in cfg.nodes() {
+            forward_preds[n] = cfg
                 .pred_graph()
                 .successors(n)
                 .iter()
                 .filter(|&&p| !tree.dominates(n, p))
                 .count() as u32;
         }
-        let mut pairs: Vec<(u32, u32)> = cfg
-            .rpo_numbers()
-            .iter()
-            .filter(|&&c| forward_preds[c as usize] >= 2)
-            .filter_map(|&c| tree.idom(c).map(|p| (p, position[c as usize])))
-            .collect();
-        pairs.sort_unstable();
-        let mut join_offsets = vec![0u32; count + 1];
-        for &(p, _) in &pairs {
-            join_offsets[p as usize + 1] += 1;
-        }
-        for i in 0..count {
-            join_offsets[i + 1] += join_offsets[i];
+        let mut join_positions: SecondaryMap<CfgNode, Vec<RpoPosition>> =
+            SecondaryMap::with_capacity(count);
+        // Reverse post-order: each list comes out sorted.
+        for (position, &c) in cfg.rpo_numbers().iter().enumerate() {
+            if forward_preds[c] < 2 {
+                continue;
+            }
+            if let Some(p) = tree.idom(c) {
+                join_positions[p].push(RpoPosition::new(position));
+            }
         }
         TreeShape {
             cfg,
-            position,
             forward_preds,
-            join_offsets,
-            join_positions: pairs.into_iter().map(|(_, q)| q).collect(),
+            join_positions,
         }
     }
 
+    /// The reverse post-order position of `n`, which the tree walks only reach when it is
+    /// reachable.
+    fn position(&self, n: CfgNode) -> RpoPosition {
+        self.cfg
+            .rpo_position(n)
+            .expect("dominator-tree nodes are reachable")
+    }
+
     /// Whether `n` has a join child positioned strictly between `low` and `high`.
-    fn has_join_between(&self, n: u32, low: u32, high: u32) -> bool {
-        let list = &self.join_positions
-            [self.join_offsets[n as usize] as usize..self.join_offsets[n as usize + 1] as usize];
+    fn has_join_between(&self, n: CfgNode, low: RpoPosition, high: RpoPosition) -> bool {
+        let list = &self.join_positions[n];
         let first_above = list.partition_point(|&q| q <= low);
         list.get(first_above).is_some_and(|&q| q < high)
     }
 
     /// The child of `ancestor` on the tree path to `n`; `None` when the walk is too long.
-    fn child_towards(&self, tree: &DominatorTree, ancestor: u32, mut n: u32) -> Option<u32> {
+    fn child_towards(
+        &self,
+        tree: &DominatorTree<CfgNode>,
+        ancestor: CfgNode,
+        mut n: CfgNode,
+    ) -> Option<CfgNode> {
         for _ in 0..Self::WALK_LIMIT {
             match tree.idom(n) {
                 Some(parent) if parent == ancestor => return Some(n),
@@ -504,21 +537,22 @@ impl<'c> TreeShape<'c> {
 
     /// Whether an edge into `n` jumps over a join child of `n`'s immediate dominator that
     /// comes before `n` (that join would then need a guard).
-    fn skips_a_join(&self, tree: &DominatorTree, n: u32) -> bool {
+    fn skips_a_join(&self, tree: &DominatorTree<CfgNode>, n: CfgNode) -> bool {
         let Some(idom) = tree.idom(n) else {
             return false;
         };
-        let here = self.position[n as usize];
+        let here = self.position(n);
+        let entry = RpoPosition::new(0);
         self.cfg.pred_graph().successors(n).iter().any(|&p| {
             // From inside join `c`: the joins between `c` and `n` are skipped; from the part
             // before the first join (or the idom itself): every earlier join. Join positions
             // are at least 1 (position 0 is the entry, which no edge enters).
             if p == idom {
-                return self.has_join_between(idom, 0, here);
+                return self.has_join_between(idom, entry, here);
             }
             let low = match self.child_towards(tree, idom, p) {
-                Some(c) if self.forward_preds[c as usize] >= 2 => self.position[c as usize],
-                Some(_) => 0,
+                Some(c) if self.forward_preds[c] >= 2 => self.position(c),
+                Some(_) => entry,
                 None => return true,
             };
             self.has_join_between(idom, low, here)
@@ -527,9 +561,9 @@ impl<'c> TreeShape<'c> {
 
     /// Whether the predecessors of `n` sit at different depths: their immediate dominators
     /// differ, a predecessor that is `n`'s own idom counting as itself.
-    fn preds_at_mixed_depths(&self, tree: &DominatorTree, n: u32) -> bool {
+    fn preds_at_mixed_depths(&self, tree: &DominatorTree<CfgNode>, n: CfgNode) -> bool {
         let idom = tree.idom(n);
-        let key = |p: u32| {
+        let key = |p: CfgNode| {
             if Some(p) == idom {
                 Some(p)
             } else {
@@ -602,7 +636,7 @@ pub(crate) struct Ctx<'a> {
 /// A CFG snapshot and its dominator tree.
 pub(crate) struct Analysis {
     pub cfg: Cfg,
-    pub tree: DominatorTree,
+    pub tree: DominatorTree<CfgNode>,
 }
 
 impl<'a> Ctx<'a> {

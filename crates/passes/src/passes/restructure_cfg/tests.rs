@@ -54,6 +54,59 @@ block6:
 }
 ";
 
+/// The refusal names the pass, the function and the block entered by the first retreating
+/// edge it does not dominate (block1, from block2), and prints as it always has.
+#[test]
+fn a_refusal_carries_the_pass_the_function_and_the_block() {
+    let text = format!("const c0: u32 = 0\n\n{GOOD}\n{IRREDUCIBLE}");
+    let mut module = parse(&text);
+    let refusal = run_on_module(&mut module).failure().expect("refused");
+    assert_eq!(refusal.pass, "restructure-cfg");
+    assert_eq!(refusal.function.as_deref(), Some("bad"));
+    assert_eq!(refusal.block, Some(Block::from_u32(1)));
+    assert_eq!(refusal.location().as_deref(), Some("@bad, block1"));
+
+    let mut pipeline = crate::PassPipeline::new();
+    pipeline.add("restructure-cfg", |m: &mut Module| {
+        crate::PassOutcome::from_info(&run_on_module(m))
+    });
+    let error = pipeline.run(&mut module).error.expect("the pipeline stops");
+    assert_eq!(
+        error.to_string(),
+        "restructure-cfg: refused its input (irreducible_region_count = 2)"
+    );
+    assert_eq!(error.refusal(), Some(&refusal));
+}
+
+/// Mixed control flow names the first block with an unstructured branch.
+#[test]
+fn a_mixed_control_flow_refusal_names_the_unstructured_block() {
+    let text = "const c0: bool = true
+callable @mixed() {
+block0:
+    if c0, then block1, else block2, merge block3
+block1:
+    br block3
+block2:
+    br block3
+block3:
+    cond_br c0, block4, block5
+block4:
+    return
+block5:
+    return
+}
+";
+    let mut module = parse(text);
+    let refusal = run_on_module(&mut module).failure().expect("refused");
+    assert_eq!(refusal.function.as_deref(), Some("mixed"));
+    assert_eq!(refusal.block, Some(Block::from_u32(3)));
+    assert_eq!(
+        refusal.to_string(),
+        "refused its input (mixed_control_flow_count = 1)"
+    );
+}
+
 #[test]
 fn irreducible_functions_refuse_the_whole_module_unchanged() {
     let text = format!("const c0: u32 = 0\n\n{GOOD}\n{IRREDUCIBLE}");

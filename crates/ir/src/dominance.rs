@@ -26,7 +26,9 @@ pub const NONE: u32 = u32::MAX;
 /// Implemented for `u32`, [`crate::Block`] and [`crate::Func`]; [`impl_graph_node!`]
 /// implements it for any other `cranelift_entity` index type.
 pub trait GraphNode: Copy + Eq + Debug {
+    /// The node with dense number `index`.
     fn from_dense(index: usize) -> Self;
+    /// The node's dense number (`0..node_count`).
     fn dense(self) -> usize;
 }
 
@@ -93,10 +95,12 @@ impl<N: GraphNode> Graph<N> {
         Graph { offsets, targets }
     }
 
+    /// The number of nodes (dense numbers `0..node_count`).
     pub fn node_count(&self) -> usize {
         self.offsets.len() - 1
     }
 
+    /// The successors of `node`, in edge order, each once.
     pub fn successors(&self, node: N) -> &[N] {
         let n = node.dense();
         &self.targets[at(self.offsets[n])..at(self.offsets[n + 1])]
@@ -158,6 +162,8 @@ pub struct DominatorTree<N: GraphNode = u32> {
 }
 
 impl<N: GraphNode> DominatorTree<N> {
+    /// The dominator tree of `cfg` rooted at node 0 (Cooper, Harvey and Kennedy's
+    /// iterative algorithm over reverse post-order).
     pub fn compute(cfg: &Graph<N>) -> DominatorTree<N> {
         let n = cfg.node_count();
         let mut tree = DominatorTree {
@@ -261,6 +267,7 @@ impl<N: GraphNode> DominatorTree<N> {
         }
     }
 
+    /// Whether `node` is reachable from the root.
     pub fn is_reachable(&self, node: N) -> bool {
         self.pre.get(node.dense()).is_some_and(|&p| p != NONE)
     }
@@ -285,6 +292,7 @@ impl<N: GraphNode> DominatorTree<N> {
         &self.preorder
     }
 
+    /// How many `dominates` queries were answered (a cost counter for tests).
     pub fn query_count(&self) -> u64 {
         self.queries.get()
     }

@@ -77,9 +77,10 @@
 //! `block1` is unreachable and owned by nobody.)
 
 use crate::pass_info;
-use crate::util::{definitions, TerminatorOp};
+use crate::util::definitions;
 use cranelift_entity::SecondaryMap;
 use oxir_ir::effects::{instruction_effects, is_convergent};
+use oxir_ir::TerminatorOp;
 use oxir_ir::{Block, Func, Function, Inst, Module, Opcode, Payload, Value, ValueDef};
 use smallvec::SmallVec;
 
@@ -265,7 +266,7 @@ impl<'a> Marker<'a> {
         for role in data.payload.roles() {
             self.keep(role);
         }
-        let owners = match (TerminatorOp::of(data.opcode), &data.payload) {
+        let owners = match (data.opcode.terminator_op(), &data.payload) {
             (Some(TerminatorOp::Break), Payload::Jump(edge)) => {
                 self.break_owners[edge.block].clone()
             }

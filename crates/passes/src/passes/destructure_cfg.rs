@@ -44,8 +44,9 @@
 //! `discard` exits, does not touch block parameters, and leaves body-less functions alone.
 
 use crate::pass_info;
-use crate::util::{definitions, TerminatorOp};
+use crate::util::definitions;
 use oxir_ir::verifier::{verify_function, VerifierOptions};
+use oxir_ir::TerminatorOp;
 use oxir_ir::{
     AddressSpace, Block, BlockCall, Func, Inst, InstData, Metadata, Module, Opcode, Payload, Value,
 };
@@ -185,7 +186,7 @@ fn destructure(module: &mut Module, func: Func, info: &mut DestructureCfgInfo) {
             continue;
         };
         let data = function.dfg.inst_mut(term);
-        let replacement = match (TerminatorOp::of(data.opcode), &data.payload) {
+        let replacement = match (data.opcode.terminator_op(), &data.payload) {
             (
                 Some(TerminatorOp::If),
                 Payload::If {

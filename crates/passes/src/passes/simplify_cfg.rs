@@ -100,10 +100,11 @@
 //! `block3` merge into the entry, `v2` becoming an alias of `v0`.)
 
 use crate::pass_info;
-use crate::util::{contains_structured_control_flow, definitions, TerminatorOp};
+use crate::util::{contains_structured_control_flow, definitions};
 use cranelift_entity::SecondaryMap;
 use oxir_ir::constants::ConstStore;
 use oxir_ir::types::TypeStore;
+use oxir_ir::TerminatorOp;
 use oxir_ir::{
     Block, BlockCall, ConstKind, Func, Function, Inst, Module, Opcode, Payload, TypeData, Value,
     ValueDef,
@@ -362,7 +363,7 @@ impl<'a> Simplifier<'a> {
     fn fold_terminator(&mut self, block: Block, term: Inst) -> bool {
         let data = self.func.dfg.inst(term);
         let edges = data.payload.edges();
-        let taken = match TerminatorOp::of(data.opcode) {
+        let taken = match data.opcode.terminator_op() {
             Some(TerminatorOp::CondBr) => {
                 let Some(&cond) = data.args.first() else {
                     return false;

@@ -24,10 +24,10 @@
 
 use super::loops::{LoopForm, LoopNest};
 use super::{Ctx, Failure};
-use crate::util::TerminatorOp;
 use cranelift_entity::packed_option::PackedOption;
 use cranelift_entity::{entity_impl, EntityRef, PrimaryMap, SecondaryMap};
 use oxir_ir::dominance::{reverse_post_order, DominatorTree, Graph};
+use oxir_ir::TerminatorOp;
 use oxir_ir::{Block, BlockCall, Inst, InstData, Opcode, Payload, SwitchTable, TypeData, Value};
 use smallvec::SmallVec;
 
@@ -414,7 +414,7 @@ impl Emitter<'_, '_, '_, '_> {
         let term = self.ctx.terminator(block)?;
         let data = self.ctx.function().dfg.inst(term).clone();
         let targets: SmallVec<[Block; 4]> = data.payload.edges().iter().map(|e| e.block).collect();
-        match TerminatorOp::of(data.opcode) {
+        match data.opcode.terminator_op() {
             Some(TerminatorOp::Return | TerminatorOp::Unreachable | TerminatorOp::Discard) => {
                 Ok(())
             }
@@ -743,7 +743,7 @@ impl Emitter<'_, '_, '_, '_> {
             };
             let data = self.ctx.function().dfg.inst(term);
             let children = self.graph.children(node);
-            match TerminatorOp::of(data.opcode) {
+            match data.opcode.terminator_op() {
                 Some(TerminatorOp::Return | TerminatorOp::Unreachable | TerminatorOp::Discard) => {
                     return children.is_empty()
                 }

@@ -157,7 +157,13 @@ fn report(path: &Path, text: &str, error: &Error) -> Failure {
         | Error::Unsupported { .. }
         | Error::BackendInternal(_)
         | Error::Disassembly(_) => {
-            eprintln!("error: {}: {error}", path.display());
+            // Internal errors carry their location in the message already.
+            match error.location() {
+                Some(at) if !matches!(error, Error::BackendInternal(_)) => {
+                    eprintln!("error: {}: {error} (at {at})", path.display())
+                }
+                _ => eprintln!("error: {}: {error}", path.display()),
+            }
             Failure::Rejected
         }
     }

@@ -142,7 +142,24 @@ fn spirv_asm_and_refusals() {
     ]);
     assert_exit(&o, 1, "unsupported:");
     assert!(stderr(&o).contains("print"), "{}", stderr(&o));
+    // The refusal names the file and the instruction that uses `print`.
+    let expected = format!("{}: unsupported: print", input.display());
+    assert!(stderr(&o).contains(&expected), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("(at @main, block0, inst0)"),
+        "{}",
+        stderr(&o)
+    );
     assert!(!out.exists(), "nothing is written on refusal");
+    // A pass refusal names the pass, the function and the block.
+    let o = oxir(&[
+        "compile",
+        &path("tests/filetests/passes/restructure-cfg/refuses_irreducible.oxir"),
+        "--target",
+        "spirv-asm",
+    ]);
+    assert_exit(&o, 1, "pass restructure-cfg: refused its input");
+    assert!(stderr(&o).contains("(at @main, block1)"), "{}", stderr(&o));
     let _ = std::fs::remove_dir_all(&dir);
     let o = oxir(&[
         "compile",

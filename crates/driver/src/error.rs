@@ -91,6 +91,30 @@ impl Error {
         }
     }
 
+    /// Where in the module a pass refusal or a back-end error arose (`@function, blockN,
+    /// instN` as far as known); `None` for errors located in the source text or not at
+    /// all.
+    pub fn location(&self) -> Option<String> {
+        match self {
+            Error::PassRefused(error) => error.refusal().and_then(|r| r.location()),
+            Error::Unsupported { location, .. } => {
+                location.function.as_ref().map(|_| location.to_string())
+            }
+            Error::BackendInternal(oxir_spirv::Error::Internal { location, .. }) => {
+                location.function.as_ref().map(|_| location.to_string())
+            }
+            Error::BackendInternal(_)
+            | Error::Frontend(_)
+            | Error::Lower { .. }
+            | Error::NoSuchEntryPoint(_)
+            | Error::OxirParse(_)
+            | Error::EntryFilterOnModule
+            | Error::NotAShader
+            | Error::Verification(_)
+            | Error::Disassembly(_) => None,
+        }
+    }
+
     /// Maps the SPIR-V back-end's error to the layer it comes from.
     pub(crate) fn from_spirv(error: oxir_spirv::Error) -> Self {
         match error {

@@ -374,6 +374,7 @@ fn access(function: &Function, variable_of: &VariableOf, inst: Inst) -> Option<(
         Opcode::Store => (*data.args.first()?, AccessKind::Store),
         Opcode::Alloca => (function.dfg.inst_result(inst)?, AccessKind::Alloca),
         // Not a variable access (see above).
+        // wildcard-ok: a query about three named ops; every other op answers "no".
         _ => return None,
     };
     let var = variable_of[function.dfg.resolve(address)].expand()?;

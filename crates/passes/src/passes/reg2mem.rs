@@ -420,6 +420,7 @@ impl Localizer<'_> {
             }),
             // Conservative: anything else is spilled rather than recomputed (a new pure op
             // only loses the optimisation).
+            // wildcard-ok: a query about two named ops; every other op answers "no".
             _ => false,
         }
     }

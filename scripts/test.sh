@@ -41,6 +41,13 @@ export OXIR_VERIFY_EACH=1
 export PROPTEST_CASES="${PROPTEST_CASES:-256}"
 
 cargo fmt --all -- --check
+cargo clippy --version >/dev/null 2>&1 || rustup component add clippy
+# Lints are part of the suite: every warning fails it (the lints are in Cargo.toml's
+# [workspace.lints]; oxir-ir also requires doc comments on its public API).
+cargo clippy --workspace --all-targets --features oxir-ir/random -- -D warnings
+# No wildcard `_ =>` arm over Opcode in library code: a new opcode must fail to compile
+# wherever it needs a decision (docs/adding-an-opcode.md).
+python3 scripts/opcode_wildcards.py
 cargo build --workspace --all-targets
 cargo test --workspace
 # The bundled example, exactly as the README runs it.

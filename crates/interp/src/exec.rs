@@ -2,6 +2,8 @@
 //! path; [`step`] executes every instruction the fast path does not.
 
 mod step;
+#[cfg(test)]
+mod tests;
 mod texture_op;
 
 use crate::error::{ErrorKind, Location, MemoryOp};

@@ -207,7 +207,10 @@ impl<'m> Machine<'m> {
                     };
                     Val::P(Ptr { region, offset: 0 })
                 }
-                _ => Val::Undef,
+                ValueDef::Result(_)
+                | ValueDef::Param(..)
+                | ValueDef::Alias(_)
+                | ValueDef::Detached => Val::Undef,
             };
         }
         let types = &self.module.types;
@@ -427,7 +430,7 @@ impl<'m> Machine<'m> {
                     | Builtin::SampleIndex
                     | Builtin::PrimitiveIndex => memory::zero(self.types(), p.ty),
                 },
-                _ => self
+                Some(StageBinding::Location { .. }) | None => self
                     .stage
                     .locations
                     .get(i)
@@ -748,12 +751,12 @@ fn lane_fast(f: &Function, types: &TypeStore, data: &InstData, r: Value) -> Fast
     let op = data.opcode;
     let r = r.as_u32();
     match lane_op(op) {
-        Some(LaneOp::Binary(_)) if data.args.len() == 2 => {
+        Some(LaneOp::Binary(bop)) if data.args.len() == 2 => {
             let (Some(s), Some(s1)) = (scalar(0), scalar(1)) else {
                 return Fast::None;
             };
             let (a, b) = (idx(0), idx(1));
-            match crate::special::binary(op, s).filter(|_| s == s1) {
+            match crate::special::binary(bop, s).filter(|_| s == s1) {
                 Some(f) => Fast::BinaryFn { f, a, b, r },
                 None => Fast::Binary { op, s, a, b, r },
             }

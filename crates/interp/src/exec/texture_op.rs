@@ -39,7 +39,7 @@ impl Machine<'_> {
         let interpreted = match shape.dim {
             TextureDim::D1 => !shape.multisampled,
             TextureDim::D2 => !(shape.multisampled && shape.arrayed),
-            _ => false,
+            TextureDim::D3 | TextureDim::Cube => false,
         };
         if !interpreted {
             return Err(ErrorKind::UnsupportedTexture {
@@ -71,7 +71,7 @@ impl Machine<'_> {
             (_, Some(f)) => match f.channel_kind() {
                 ScalarKind::Sint => Some(true),
                 ScalarKind::Uint => Some(false),
-                _ => None,
+                ScalarKind::Float | ScalarKind::Bool => None,
             },
             _ => None,
         };

@@ -31,6 +31,10 @@
 //!
 //! ## Semantics
 //!
+//! Every lane-wise operation is evaluated by [`scalar`] (`oxir_ir::scalar_semantics`),
+//! the module constant folding uses too, so a folded value always equals the executed
+//! one. In short:
+//!
 //! - **Integers** wrap (two's complement) at their width. Division: `x / 0 = x`,
 //!   `INT_MIN / -1 = INT_MIN`; remainder: `x % 0 = 0`, `INT_MIN % -1 = 0`, the sign of
 //!   the dividend otherwise (WGSL). Shift and rotate amounts are taken modulo the bit
@@ -81,6 +85,15 @@
 //!   is 1×1 zero (one sample), a missing sampler nearest / clamp-to-edge. Out-of-range
 //!   loads (coordinate, layer, level, sample) read zero. 3D, cube and arrayed
 //!   multisampled textures are an `unsupported:` error.
+//!
+//! ## Errors
+//!
+//! A run stops at the first failure with an [`Error`]: its [`ErrorKind`] says what went
+//! wrong (out-of-bounds access, instruction limit, divergent barrier, failed `assert`,
+//! `unreachable`, a call of an external function, an unsupported texture shape, an
+//! operation the scalar semantics refuse, ...) and its [`Location`] names the function,
+//! block, instruction and opcode. Nothing the interpreter cannot execute yields a
+//! made-up value.
 
 mod error;
 mod exec;

@@ -27,8 +27,8 @@
 //! - **Floats** are IEEE 754 with round-to-nearest-even. Each f16 and f32 operation is
 //!   computed in f64 and rounded once to the type; this is exact for `+ - * / % sqrt`
 //!   and the conversions, because f64 holds more than twice the significand bits plus
-//!   two. f32 `fma` is fused in f32; f64 `fma` is fused in f64. f16 goes through the
-//!   `half` crate. `min` / `max` return the other operand when one is NaN (WGSL);
+//!   two. `fma` is fused: in f32 for f32, in f64 for f64, and in f64 then rounded for
+//!   f16. f16 goes through the `half` crate. `min` / `max` return the other operand when one is NaN (WGSL);
 //!   `clamp(e, lo, hi) = min(max(e, lo), hi)`; `sign(NaN) = 0` and `sign(±0) = ±0`;
 //!   `round` rounds half away from zero, `round_even` half to even; `fract(x) = x -
 //!   floor(x)`; `saturate` clamps to [0, 1]; `step(edge, x)` is 0 when `x < edge`,
@@ -630,17 +630,17 @@ pub fn ternary(op: Opcode, s: Scalar, a: u64, b: u64, c: u64) -> Result<u64, Sca
         return Err(ScalarError::NotScalarOp(op));
     };
     let unsupported = ScalarError::UnsupportedType { op, scalar: s };
-    match (top, s.kind) {
-        (_, ScalarKind::Bool) => Err(unsupported),
+    match top {
+        TernaryOp::Clamp if s.is_bool() => Err(unsupported),
         // WGSL: clamp(e, low, high) = min(max(e, low), high).
-        (TernaryOp::Clamp, _) => {
+        TernaryOp::Clamp => {
             let m = binary(Opcode::Max, s, a, b).map_err(|_| unsupported)?;
             binary(Opcode::Min, s, m, c).map_err(|_| unsupported)
         }
-        (TernaryOp::Fma | TernaryOp::Smoothstep | TernaryOp::Mix, ScalarKind::Float) => {
+        TernaryOp::Fma | TernaryOp::Smoothstep | TernaryOp::Mix if s.is_float() => {
             Ok(float_ternary(top, s, a, b, c))
         }
-        (TernaryOp::Fma | TernaryOp::Smoothstep | TernaryOp::Mix, _) => Err(unsupported),
+        TernaryOp::Fma | TernaryOp::Smoothstep | TernaryOp::Mix => Err(unsupported),
     }
 }
 

@@ -758,12 +758,13 @@ fn extract_dynamic(types: &TypeStore, cur: &Current<'_>) -> Result<Val, ErrorKin
     })
 }
 
-/// Out of range: the composite unchanged.
+/// `insert_dynamic agg, elem, index`; an index out of range leaves the composite
+/// unchanged.
 fn insert_dynamic(cur: &Current<'_>) -> Val {
-    let idx = cur.arg(1).bits();
+    let idx = cur.arg(2).bits();
     let mut v = cur.arg(0).clone();
     if idx <= u64::from(u32::MAX) {
-        let _ = replace(&mut v, &[idx as u32], cur.arg(2).clone());
+        let _ = replace(&mut v, &[idx as u32], cur.arg(1).clone());
     }
     v
 }

@@ -31,6 +31,10 @@
 //!
 //! ## Semantics
 //!
+//! Every lane-wise operation is evaluated by [`scalar`] (`oxir_ir::scalar_semantics`),
+//! the module constant folding uses too, so a folded value always equals the executed
+//! one. In short:
+//!
 //! - **Integers** wrap (two's complement) at their width. Division: `x / 0 = x`,
 //!   `INT_MIN / -1 = INT_MIN`; remainder: `x % 0 = 0`, `INT_MIN % -1 = 0`, the sign of
 //!   the dividend otherwise (WGSL). Shift and rotate amounts are taken modulo the bit
@@ -81,19 +85,31 @@
 //!   is 1×1 zero (one sample), a missing sampler nearest / clamp-to-edge. Out-of-range
 //!   loads (coordinate, layer, level, sample) read zero. 3D, cube and arrayed
 //!   multisampled textures are an `unsupported:` error.
+//!
+//! ## Errors
+//!
+//! A run stops at the first failure with an [`Error`]: its [`ErrorKind`] says what went
+//! wrong (out-of-bounds access, instruction limit, divergent barrier, failed `assert`,
+//! `unreachable`, a call of an external function, an unsupported texture shape, an
+//! operation the scalar semantics refuse, ...) and its [`Location`] names the function,
+//! block, instruction and opcode. Nothing the interpreter cannot execute yields a
+//! made-up value.
 
+mod error;
 mod exec;
 mod linalg;
 mod memory;
-pub mod scalar;
 mod special;
 pub mod texture;
 pub mod value;
 
+pub use error::{Error, ErrorKind, Location, MemoryOp};
 use exec::{Machine, Regs, Status};
+/// The scalar semantics the interpreter executes: [`oxir_ir::scalar_semantics`], shared
+/// with constant folding.
+pub use oxir_ir::scalar_semantics as scalar;
 use oxir_ir::{FunctionKind, Module};
 use std::collections::BTreeMap;
-use std::fmt;
 pub use texture::{AddressMode, Filter, Sampler, Texture};
 pub use value::{Ptr, Region, Val};
 
@@ -139,18 +155,6 @@ pub struct StageInputs {
     pub locations: Vec<Val>,
 }
 
-/// A run-time error.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Error {
-    pub message: String,
-    /// `@function, blockN, instN (opcode)` of the failing instruction.
-    pub location: Option<String>,
-    /// Local invocation index of the failing invocation.
-    pub invocation: Option<u32>,
-    /// Workgroup id of the failing invocation.
-    pub workgroup: Option<[u32; 3]>,
-}
-
 /// Refuses a module the verifier rejects: the executor relies on the verifier's
 /// guarantees (result types, operand counts, defined values) and must never panic.
 fn require_valid(module: &Module) -> Result<(), Error> {
@@ -159,41 +163,9 @@ fn require_valid(module: &Module) -> Result<(), Error> {
     if report.succeeded() {
         Ok(())
     } else {
-        Err(Error::plain(format!(
-            "the module does not verify:\n{report}"
-        )))
+        Err(ErrorKind::InvalidModule(report.to_string()).into())
     }
 }
-
-impl Error {
-    pub(crate) fn plain(message: impl Into<String>) -> Self {
-        Error {
-            message: message.into(),
-            location: None,
-            invocation: None,
-            workgroup: None,
-        }
-    }
-}
-
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)?;
-        if let Some(l) = &self.location {
-            write!(f, " (at {l}")?;
-            if let Some(i) = self.invocation {
-                write!(f, ", local invocation {i}")?;
-            }
-            if let Some(w) = self.workgroup {
-                write!(f, ", workgroup {w:?}")?;
-            }
-            f.write_str(")")?;
-        }
-        Ok(())
-    }
-}
-
-impl std::error::Error for Error {}
 
 /// What a run reports besides its buffers.
 #[derive(Clone, Debug, Default)]
@@ -218,16 +190,15 @@ fn install_resources(m: &mut Machine<'_>, module: &Module, resources: &Resources
     for (g, gd) in module.globals.iter() {
         if let Some(b) = gd.binding {
             let key = (b.group, b.binding);
-            let i = g.as_u32() as usize;
-            m.textures[i] = resources.textures.get(&key).cloned();
-            m.samplers[i] = resources.samplers.get(&key).copied();
+            m.textures[g] = resources.textures.get(&key).cloned();
+            m.samplers[g] = resources.samplers.get(&key).copied();
         }
     }
 }
 
 fn collect_resources(m: &mut Machine<'_>, module: &Module, resources: &mut Resources) {
     for (g, gd) in module.globals.iter() {
-        if let (Some(b), Some(t)) = (gd.binding, m.textures[g.as_u32() as usize].take()) {
+        if let (Some(b), Some(t)) = (gd.binding, m.textures[g].take()) {
             resources.textures.insert((b.group, b.binding), t);
         }
     }
@@ -263,13 +234,13 @@ pub fn bindings(module: &Module) -> Result<BTreeMap<(u32, u32), BindingInfo>, Er
             };
             let runtime_sized =
                 oxir_ir::data_layout::runtime_array_tail(&module.types, gd.ty, rules)
-                    .map_err(|e| Error::plain(e.to_string()))?
+                    .map_err(|e| Error::new(ErrorKind::Layout(e.to_string())))?
                     .is_some();
             out.insert(
                 (b.group, b.binding),
                 BindingInfo {
                     name: gd.name.clone(),
-                    min_size: m.global_size(g).map_err(Error::plain)?,
+                    min_size: m.global_size(g)?,
                     runtime_sized,
                     storage: matches!(gd.space, oxir_ir::AddressSpace::Storage(_)),
                 },
@@ -312,12 +283,12 @@ fn install_buffers(
             let bytes = match buffers.get(&key) {
                 Some(bytes) => bytes.clone(),
                 None => {
-                    let size = m.global_size(g).map_err(Error::plain)? as usize;
+                    let size = m.global_size(g)? as usize;
                     buffers.insert(key, vec![0u8; size]);
                     vec![0u8; size]
                 }
             };
-            m.buffers[g.as_u32() as usize] = bytes;
+            m.buffers[g] = bytes;
         }
     }
     Ok(())
@@ -326,10 +297,7 @@ fn install_buffers(
 fn collect_buffers(m: &mut Machine<'_>, module: &Module, buffers: &mut Buffers) {
     for (g, gd) in module.globals.iter() {
         if let (Some(b), true) = (gd.binding, gd.space != oxir_ir::AddressSpace::Handle) {
-            buffers.insert(
-                (b.group, b.binding),
-                std::mem::take(&mut m.buffers[g.as_u32() as usize]),
-            );
+            buffers.insert((b.group, b.binding), std::mem::take(&mut m.buffers[g]));
         }
     }
 }
@@ -366,9 +334,9 @@ pub fn dispatch_with_resources(
     require_valid(module)?;
     let func = module
         .function_by_name(entry)
-        .ok_or_else(|| Error::plain(format!("no function named `{entry}`")))?;
+        .ok_or_else(|| ErrorKind::NoSuchFunction(entry.to_string()))?;
     let FunctionKind::Kernel { workgroup_size } = module.functions[func].kind else {
-        return Err(Error::plain(format!("`{entry}` is not a kernel")));
+        return Err(ErrorKind::NotAKernel(entry.to_string()).into());
     };
     let mut m = Machine::new(module, options.clone());
     install_buffers(&mut m, module, buffers)?;
@@ -426,18 +394,13 @@ pub fn dispatch_with_resources(
                     if barriers.len() != n || barriers.iter().any(|b| *b != barriers[0]) {
                         let (f, i) = barriers[0];
                         let fun = &module.functions[f];
-                        return Err(located(Error {
-                            message: format!(
-                                "divergent barrier: {} of {n} invocations wait at {} inst{} in @{}, the others finished or wait elsewhere",
-                                barriers.iter().filter(|b| **b == barriers[0]).count(),
-                                fun.dfg.inst(i).opcode,
-                                i.as_u32(),
-                                fun.name
-                            ),
-                            location: None,
-                            invocation: None,
-                            workgroup: None,
-                        }));
+                        return Err(located(Error::new(ErrorKind::DivergentBarrier {
+                            waiting: barriers.iter().filter(|b| **b == barriers[0]).count(),
+                            total: n,
+                            opcode: fun.dfg.inst(i).opcode,
+                            inst: i,
+                            function: fun.name.clone(),
+                        })));
                     }
                 }
             }
@@ -482,7 +445,7 @@ pub fn run_single_with_resources(
     require_valid(module)?;
     let func = module
         .function_by_name(entry)
-        .ok_or_else(|| Error::plain(format!("no function named `{entry}`")))?;
+        .ok_or_else(|| ErrorKind::NoSuchFunction(entry.to_string()))?;
     let mut m = Machine::new(module, options.clone());
     m.stage = inputs.clone();
     install_buffers(&mut m, module, buffers)?;

@@ -1,9 +1,35 @@
 //! Vector and matrix operations. Float results are computed in f64 and rounded once to
 //! the element type; integer dot products and reductions wrap.
 
+use crate::error::ErrorKind;
 use crate::scalar::{self, from_f64, to_f64};
 use crate::value::{Lanes, Val};
 use oxir_ir::{Opcode, Scalar};
+
+/// The vector and matrix operations; the executor maps each of their opcodes to one.
+#[allow(missing_docs)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum LinalgOp {
+    Dot,
+    Cross,
+    Length,
+    Distance,
+    Normalize,
+    Reflect,
+    FaceForward,
+    ReduceAdd,
+    ReduceMul,
+    ReduceMin,
+    ReduceMax,
+    OuterProduct,
+    MatrixTimesMatrix,
+    MatrixTimesVector,
+    VectorTimesMatrix,
+    MatrixTimesScalar,
+    Transpose,
+    Determinant,
+    Inverse,
+}
 
 fn fl(s: Scalar, v: &Val) -> Vec<f64> {
     v.lanes().iter().map(|&x| to_f64(s, x)).collect()
@@ -74,35 +100,50 @@ fn inverse(m: &[Vec<f64>]) -> Vec<Vec<f64>> {
     out
 }
 
-pub fn eval(op: Opcode, s: Scalar, args: &[Val]) -> Result<Val, String> {
-    use Opcode::*;
+/// Evaluates `lop` (the opcode `op`, for messages) on operands with element type `s`.
+pub fn eval(lop: LinalgOp, op: Opcode, s: Scalar, args: &[Val]) -> Result<Val, ErrorKind> {
     if !s.is_float() {
-        // Integer dot products and reductions, wrapping.
-        let a = args[0].lanes();
-        let fold = |init: u64, bop: Opcode, l: &Lanes| {
-            l.iter()
-                .skip(if init == u64::MAX { 1 } else { 0 })
-                .fold(if init == u64::MAX { l[0] } else { init }, |acc, &x| {
-                    scalar::binary(bop, s, acc, x).unwrap_or(0)
-                })
-        };
-        return Ok(Val::S(match op {
-            Dot => {
-                let b = args[1].lanes();
-                a.iter().zip(&b).fold(0, |acc, (&x, &y)| {
-                    let p = scalar::binary(Mul, s, x, y).unwrap_or(0);
-                    scalar::binary(Add, s, acc, p).unwrap_or(0)
-                })
-            }
-            ReduceAdd => fold(0, Add, &a),
-            ReduceMul => fold(1, Mul, &a),
-            ReduceMin => fold(u64::MAX, Min, &a),
-            ReduceMax => fold(u64::MAX, Max, &a),
-            _ => return Err(format!("`{op}` on integers")),
-        }));
+        return integer(lop, op, s, args);
     }
+    Ok(float(lop, s, args))
+}
+
+/// Integer dot products and reductions, wrapping; the rest are float-only.
+fn integer(lop: LinalgOp, op: Opcode, s: Scalar, args: &[Val]) -> Result<Val, ErrorKind> {
+    use LinalgOp::*;
+    let a = args[0].lanes();
+    let fold = |init: Option<u64>, bop: Opcode, l: &Lanes| -> Result<u64, ErrorKind> {
+        let (first, rest) = match init {
+            Some(init) => (init, &l[..]),
+            None => (l[0], &l[1..]),
+        };
+        rest.iter()
+            .try_fold(first, |acc, &x| scalar::binary(bop, s, acc, x))
+            .map_err(ErrorKind::from)
+    };
+    Ok(Val::S(match lop {
+        Dot => {
+            let b = args[1].lanes();
+            a.iter().zip(&b).try_fold(0, |acc, (&x, &y)| {
+                let p = scalar::binary(Opcode::Mul, s, x, y)?;
+                scalar::binary(Opcode::Add, s, acc, p)
+            })?
+        }
+        ReduceAdd => fold(Some(0), Opcode::Add, &a)?,
+        ReduceMul => fold(Some(1), Opcode::Mul, &a)?,
+        ReduceMin => fold(None, Opcode::Min, &a)?,
+        ReduceMax => fold(None, Opcode::Max, &a)?,
+        Cross | Length | Distance | Normalize | Reflect | FaceForward | OuterProduct
+        | MatrixTimesMatrix | MatrixTimesVector | VectorTimesMatrix | MatrixTimesScalar
+        | Transpose | Determinant | Inverse => return Err(ErrorKind::NotOnIntegers(op)),
+    }))
+}
+
+/// Float operations: computed in f64 and rounded once to `s`.
+fn float(lop: LinalgOp, s: Scalar, args: &[Val]) -> Val {
+    use LinalgOp::*;
     let f = |x: f64| Val::S(from_f64(s, x));
-    Ok(match op {
+    match lop {
         Dot => f(dot(&fl(s, &args[0]), &fl(s, &args[1]))),
         Cross => {
             let (a, b) = (fl(s, &args[0]), fl(s, &args[1]));
@@ -208,8 +249,7 @@ pub fn eval(op: Opcode, s: Scalar, args: &[Val]) -> Result<Val, String> {
         }
         Determinant => f(det(&mat(s, &args[0]))),
         Inverse => mat_back(s, &inverse(&mat(s, &args[0]))),
-        _ => return Err(format!("`{op}` is not a vector or matrix operation")),
-    })
+    }
 }
 
 #[cfg(test)]
@@ -240,18 +280,30 @@ mod tests {
     fn determinant_and_inverse() {
         let a = m(&[&[4.0, 2.0], &[7.0, 6.0]]); // columns
         assert_eq!(
-            eval(Opcode::Determinant, Scalar::F32, std::slice::from_ref(&a)).unwrap(),
+            eval(
+                LinalgOp::Determinant,
+                Opcode::Determinant,
+                Scalar::F32,
+                std::slice::from_ref(&a)
+            )
+            .unwrap(),
             Val::S(u64::from(10.0f32.to_bits()))
         );
-        let inv = back_f32(&eval(Opcode::Inverse, Scalar::F32, &[a]).unwrap());
+        let inv = back_f32(&eval(LinalgOp::Inverse, Opcode::Inverse, Scalar::F32, &[a]).unwrap());
         // [[4 7][2 6]]^-1 = 1/10 [[6 -7][-2 4]] (rows); columns (0.6, -0.2), (-0.7, 0.4)
         assert_eq!(inv, vec![vec![0.6, -0.2], vec![-0.7, 0.4]]);
         let b = m(&[&[2.0, 0.0, 0.0], &[0.0, 3.0, 0.0], &[1.0, 0.0, 4.0]]);
         assert_eq!(
-            eval(Opcode::Determinant, Scalar::F32, std::slice::from_ref(&b)).unwrap(),
+            eval(
+                LinalgOp::Determinant,
+                Opcode::Determinant,
+                Scalar::F32,
+                std::slice::from_ref(&b)
+            )
+            .unwrap(),
             Val::S(u64::from(24.0f32.to_bits()))
         );
-        let inv = back_f32(&eval(Opcode::Inverse, Scalar::F32, &[b]).unwrap());
+        let inv = back_f32(&eval(LinalgOp::Inverse, Opcode::Inverse, Scalar::F32, &[b]).unwrap());
         // Column 2 of the inverse solves M x = e2: x = (-1/8, 0, 1/4).
         assert_eq!(inv[0], vec![0.5, 0.0, 0.0]);
         assert_eq!(inv[1], vec![0.0, 1.0 / 3.0, 0.0]);

@@ -228,3 +228,39 @@ fn dynamic_indexing_of_values() {
         }
     }
 }
+
+/// `insert_dynamic agg, elem, index` replaces element `index`; a 64-bit dynamic index
+/// past the composite is out of range even when its low 32 bits are in range:
+/// `extract_dynamic` reads zero, `insert_dynamic` changes nothing.
+#[test]
+fn insert_dynamic_operand_order_and_wide_indices() {
+    let module = oxir_ir::parser::parse_module(
+        "
+global @out: storage(read_write) array<u32> binding(0, 0)
+const c0: u32 = 0
+const c1: u32 = 1
+const c2: u32 = 7
+const c3: u64 = 4294967297
+const c4: vec2<u32> = [c0, c1]
+kernel @main() workgroup_size(1, 1, 1) {
+block0:
+    v0: vec2<u32> = insert_dynamic c4, c2, c3
+    v5: vec2<u32> = insert_dynamic c4, c2, c1
+    v6: u32 = extract v5, 1
+    v7: ptr<storage(read_write), u32> = access @out, c2
+    store v7, v6
+    v1: u32 = extract v0, 1
+    v2: ptr<storage(read_write), u32> = access @out, c0
+    store v2, v1
+    v3: u32 = extract_dynamic c4, c3
+    v4: ptr<storage(read_write), u32> = access @out, c1
+    store v4, v3
+    return
+}",
+    )
+    .unwrap();
+    let mut buffers = Buffers::new();
+    buffers.insert((0, 0), from_u32s(&[5; 8]));
+    run(&module, "main", [1, 1, 1], &mut buffers);
+    assert_eq!(u32s(&buffers[&(0, 0)]), [1, 0, 5, 5, 5, 5, 5, 7]);
+}

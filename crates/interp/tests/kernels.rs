@@ -2,7 +2,8 @@
 
 mod common;
 use common::*;
-use oxir_interp::{Buffers, Options};
+use oxir_interp::{Buffers, ErrorKind, MemoryOp, Options};
+use oxir_ir::Opcode;
 
 fn collatz(mut n: u32) -> u32 {
     let mut i = 0;
@@ -139,7 +140,11 @@ fn divergent_barrier_is_an_error_not_a_hang() {
         &Options::default(),
     )
     .unwrap_err();
-    assert!(e.message.contains("divergent barrier"), "{e}");
+    assert!(
+        matches!(e.kind, ErrorKind::DivergentBarrier { .. }),
+        "{e:?}"
+    );
+    assert!(e.to_string().starts_with("divergent barrier: "), "{e}");
 }
 
 #[test]
@@ -155,8 +160,13 @@ fn runaway_loop_hits_the_instruction_limit() {
         ..Options::default()
     };
     let e = oxir_interp::dispatch(&module, "main", [1, 1, 1], &mut buffers, &options).unwrap_err();
-    assert!(e.message.contains("instruction limit"), "{e}");
+    assert_eq!(e.kind, ErrorKind::InstructionLimit(10_000), "{e}");
     assert!(e.location.is_some());
+    assert!(
+        e.to_string()
+            .starts_with("instruction limit of 10000 reached (a runaway loop?) (at @main, block"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -182,8 +192,30 @@ fn out_of_bounds_robust_and_error_modes() {
         ..Options::default()
     };
     let e = oxir_interp::dispatch(&module, "main", [1, 1, 1], &mut buffers, &options).unwrap_err();
-    assert!(e.message.contains("out-of-bounds"), "{e}");
-    assert!(e.location.as_deref().unwrap_or("").contains("load"), "{e}");
+    assert!(
+        matches!(
+            e.kind,
+            ErrorKind::OutOfBounds {
+                op: MemoryOp::Load,
+                offset: 28,
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    let location = e.location.as_ref().expect("a located error");
+    assert_eq!(location.function, "main");
+    assert_eq!(location.inst.map(|(_, op)| op), Some(Opcode::Load), "{e}");
+    assert!(
+        e.to_string()
+            .starts_with("out-of-bounds load at byte offset 28 of Buffer(0) (at @main, block"),
+        "{e}"
+    );
+    assert!(
+        e.to_string()
+            .ends_with(" (load), local invocation 0, workgroup [0, 0, 0])"),
+        "{e}"
+    );
 }
 
 #[test]

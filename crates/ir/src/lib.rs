@@ -111,6 +111,7 @@ pub mod parser;
 pub mod printer;
 #[cfg(feature = "random")]
 pub mod random_modules;
+pub mod scalar_semantics;
 pub mod ssa_builder;
 pub mod types;
 pub mod typing;

@@ -1,0 +1,167 @@
+//! Texture operations of the executor on the textures and samplers of
+//! [`crate::texture`].
+
+use super::Machine;
+use crate::error::ErrorKind;
+use crate::texture::TextureOp;
+use crate::value::{Ptr, Region, Val};
+use oxir_ir::types::TypeStore;
+use oxir_ir::{Global, Opcode, ScalarKind, Type, TypeData};
+
+impl Machine<'_> {
+    fn handle(v: &Val) -> Result<Global, ErrorKind> {
+        match v.ptr() {
+            Some(Ptr {
+                region: Region::Buffer(g),
+                ..
+            }) => Ok(Global::from_u32(g)),
+            _ => Err(ErrorKind::Malformed("texture operand is not a resource")),
+        }
+    }
+
+    /// Executes the texture operation `top` (the opcode `op`, for messages).
+    pub(super) fn texture_op(
+        &mut self,
+        op: Opcode,
+        top: TextureOp,
+        tex_ty: &TypeData,
+        args: &[Val],
+        res_ty: Option<Type>,
+        types: &TypeStore,
+    ) -> Result<Option<Val>, ErrorKind> {
+        use crate::texture::{quantize, sample, Texture};
+        use oxir_ir::types::{SampledKind, TextureDim};
+        let (shape, kind, format) = match tex_ty {
+            TypeData::Texture { shape, kind } => (*shape, Some(*kind), None),
+            TypeData::StorageTexture { shape, format, .. } => (*shape, None, Some(*format)),
+            _ => return Err(ErrorKind::Malformed("texture operation on a non-texture")),
+        };
+        let interpreted = match shape.dim {
+            TextureDim::D1 => !shape.multisampled,
+            TextureDim::D2 => !(shape.multisampled && shape.arrayed),
+            TextureDim::D3 | TextureDim::Cube => false,
+        };
+        if !interpreted {
+            return Err(ErrorKind::UnsupportedTexture {
+                op,
+                shape: format!(
+                    "{}{}{}",
+                    if shape.multisampled {
+                        "multisampled "
+                    } else {
+                        ""
+                    },
+                    if shape.arrayed { "arrayed " } else { "" },
+                    shape.dim.name()
+                ),
+            });
+        }
+        let g = Self::handle(&args[0])?;
+        let tex = self.textures[g].get_or_insert_with(|| Texture::new(1, 1, 1));
+        let layer_arg = |i: usize| -> i64 {
+            if shape.arrayed {
+                args[i].bits() as i64
+            } else {
+                0
+            }
+        };
+        let int_kind = match (kind, format) {
+            (Some(SampledKind::Sint), _) => Some(true),
+            (Some(SampledKind::Uint), _) => Some(false),
+            (_, Some(f)) => match f.channel_kind() {
+                ScalarKind::Sint => Some(true),
+                ScalarKind::Uint => Some(false),
+                ScalarKind::Float | ScalarKind::Bool => None,
+            },
+            _ => None,
+        };
+        let to_val = |texel: [u32; 4]| -> Val {
+            if kind == Some(SampledKind::Depth) {
+                return Val::S(u64::from(texel[0]));
+            }
+            Val::V(
+                texel
+                    .iter()
+                    .map(|&b| {
+                        if int_kind == Some(true) {
+                            b as i32 as i64 as u64
+                        } else {
+                            u64::from(b)
+                        }
+                    })
+                    .collect(),
+            )
+        };
+        let coords = |v: &Val| -> (i64, i64) {
+            let l = v.lanes();
+            let c = |x: u64| x as i64;
+            (c(l[0]), l.get(1).map_or(0, |&y| c(y)))
+        };
+        let fcoords = |v: &Val| -> (f32, f32) {
+            let l = v.lanes();
+            (
+                f32::from_bits(l[0] as u32),
+                l.get(1).map_or(0.0, |&y| f32::from_bits(y as u32)),
+            )
+        };
+        Ok(match top {
+            TextureOp::Sample { compare } => {
+                let sampler = self.samplers[Self::handle(&args[1])?].unwrap_or_default();
+                let (u, v) = fcoords(&args[2]);
+                let texel = sample(tex, &sampler, u, v, layer_arg(3));
+                if compare {
+                    let reference =
+                        f32::from_bits(args[3 + usize::from(shape.arrayed)].bits() as u32);
+                    let pass = reference <= texel[0];
+                    Some(Val::S(u64::from(if pass { 1.0f32 } else { 0.0 }.to_bits())))
+                } else {
+                    Some(to_val(texel.map(f32::to_bits)))
+                }
+            }
+            TextureOp::Load => {
+                let (x, y) = coords(&args[1]);
+                // The mip level (sampled textures) or sample index (multisampled ones):
+                // level 0 is the only level; either out of range reads zero (module doc of
+                // `texture`). Negative i32 values are huge as u32, so out of range too.
+                let level_or_sample = args
+                    .get(2 + usize::from(shape.arrayed))
+                    .map_or(0, |v| i64::from(v.bits() as u32));
+                let texel = if shape.multisampled {
+                    tex.texel_sample(x, y, layer_arg(2), level_or_sample)
+                } else if level_or_sample != 0 {
+                    None
+                } else {
+                    tex.texel(x, y, layer_arg(2))
+                };
+                Some(to_val(texel.unwrap_or([0; 4])))
+            }
+            TextureOp::Store => {
+                let (x, y) = coords(&args[1]);
+                let layer = layer_arg(2);
+                let value = args[2 + usize::from(shape.arrayed)].lanes();
+                let raw = [0, 1, 2, 3].map(|i| value.get(i).copied().unwrap_or(0) as u32);
+                let format =
+                    format.ok_or(ErrorKind::Malformed("texture_store on a sampled texture"))?;
+                let q = quantize(format, raw);
+                tex.store(x, y, layer, q);
+                None
+            }
+            TextureOp::Dimensions => {
+                let rt =
+                    res_ty.ok_or(ErrorKind::Malformed("texture_dimensions without a result"))?;
+                Some(match types.get(rt) {
+                    TypeData::Vector { .. } => Val::V(
+                        [tex.width, tex.height]
+                            .iter()
+                            .map(|&x| u64::from(x))
+                            .collect(),
+                    ),
+                    _ => Val::S(u64::from(tex.width)),
+                })
+            }
+            TextureOp::NumLevels => Some(Val::S(1)),
+            TextureOp::NumSamples => Some(Val::S(u64::from(tex.samples))),
+            TextureOp::NumLayers => Some(Val::S(u64::from(tex.layers))),
+        })
+    }
+}

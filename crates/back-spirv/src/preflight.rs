@@ -325,7 +325,7 @@ impl Checker<'_> {
                 if let Some(pt) = func.terminator(prepare.block) {
                     let pop = func.dfg.inst(pt).opcode;
                     let plain = match lowering(pop) {
-                        Lowering::Terminator(t) => t.can_hold_loop_merge(),
+                        Lowering::Terminator(t) => crate::writer::can_hold_loop_merge(t),
                         Lowering::Refused(_)
                         | Lowering::Arith(_)
                         | Lowering::Math(_)

@@ -198,7 +198,7 @@ pub fn quantize(format: TexelFormat, value: [u32; 4]) -> [u32; 4] {
 /// The texture operations the executor performs; the executor maps each texture opcode
 /// to one of them.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub(crate) enum TextureOp {
+pub(crate) enum TextureAccess {
     /// `texture_sample*`; `compare` for `texture_sample_compare` (a 0 or 1 depth test
     /// result instead of the texel).
     Sample {

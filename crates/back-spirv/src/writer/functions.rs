@@ -481,6 +481,9 @@ impl Writer<'_> {
         let payload = &data.payload;
         let mismatch = || Bug::from(format!("`{}` with payload {payload:?}", data.opcode));
         match op {
+            TerminatorOp::SwitchBr => {
+                return Err("`switch_br` reached the writer; the preflight refuses it".into())
+            }
             TerminatorOp::Br | TerminatorOp::Break | TerminatorOp::Continue => {
                 let Payload::Jump(to) = payload else {
                     return Err(mismatch());

@@ -11,7 +11,7 @@
 
 use rspirv::spirv::{GLOp, Op};
 
-use oxir_ir::Opcode;
+use oxir_ir::{Opcode, TerminatorOp};
 
 /// The writer of an op, with the op as that writer's selector.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -26,7 +26,8 @@ pub(crate) enum Lowering {
     Register(Register),
     /// Texture sampling, fetches, stores and queries (`images.rs`).
     Image(ImageOp),
-    /// Block terminators, written with the control flow (`functions.rs`).
+    /// Block terminators (the op table's `TerminatorOp`), written with the control flow
+    /// (`functions.rs`); `switch_br` is refused before this.
     Terminator(TerminatorOp),
     /// Not expressible in SPIR-V for Vulkan: the preflight refuses it with this reason.
     Refused(&'static str),
@@ -196,31 +197,14 @@ pub(crate) enum SampleKind {
     Compare,
 }
 
-/// Terminators (`functions.rs`).
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub(crate) enum TerminatorOp {
-    Br,
-    CondBr,
-    Return,
-    Unreachable,
-    Discard,
-    If,
-    Loop,
-    SimpleLoop,
-    Switch,
-    Break,
-    Continue,
-}
-
-impl TerminatorOp {
-    /// Whether a block ending in this terminator can hold an `OpLoopMerge` (a loop's
-    /// prepare block): a branch without a merge instruction of its own.
-    pub(crate) fn can_hold_loop_merge(self) -> bool {
-        use TerminatorOp::*;
-        match self {
-            Br | CondBr | Break | Continue | Return | Unreachable => true,
-            Discard | If | Loop | SimpleLoop | Switch => false,
-        }
+/// Whether a block ending in `op` can hold an `OpLoopMerge` (a loop's prepare block): a
+/// branch without a merge instruction of its own.
+pub(crate) fn can_hold_loop_merge(op: TerminatorOp) -> bool {
+    use TerminatorOp::*;
+    match op {
+        Br | CondBr | Break | Continue | Return | Unreachable => true,
+        // `switch_br` is refused before anything is written.
+        SwitchBr | Discard | If | Loop | SimpleLoop | Switch => false,
     }
 }
 

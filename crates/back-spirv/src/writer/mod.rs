@@ -33,8 +33,11 @@ mod types;
 
 use instructions::Operands;
 pub(crate) use interface::{input_builtin, output_builtin, register_builtin};
-pub(crate) use lowering::{lowering, ArithOp, BitOp, Lowering, MemoryOp, Register, TerminatorOp};
+pub(crate) use lowering::{
+    can_hold_loop_merge, lowering, ArithOp, BitOp, Lowering, MemoryOp, Register,
+};
 pub(crate) use memory::array_length_base;
+pub(crate) use oxir_ir::TerminatorOp;
 
 use crate::{Error, Location, Options, TargetEnv};
 use cranelift_entity::SecondaryMap;

@@ -9,7 +9,7 @@ use crate::error::{ErrorKind, MemoryOp};
 use crate::linalg::LinalgOp;
 use crate::memory;
 use crate::scalar::{self, ScalarError};
-use crate::texture::TextureOp;
+use crate::texture::TextureAccess;
 use crate::value::{Lanes, Ptr, Region, Val, POISON};
 use oxir_ir::data_layout::{runtime_array_tail, LayoutRules};
 use oxir_ir::types::TypeStore;
@@ -400,15 +400,15 @@ impl<'m> Machine<'m> {
             BaseInstance | SampleIndex | PrimitiveId => Some(Val::S(0)),
             // --- textures -----------------------------------------------------------------
             TextureSample | TextureSampleBias | TextureSampleLevel | TextureSampleGrad => {
-                self.texture(&cur, TextureOp::Sample { compare: false })?
+                self.texture(&cur, TextureAccess::Sample { compare: false })?
             }
-            TextureSampleCompare => self.texture(&cur, TextureOp::Sample { compare: true })?,
-            TextureLoad => self.texture(&cur, TextureOp::Load)?,
-            TextureStore => self.texture(&cur, TextureOp::Store)?,
-            TextureDimensions => self.texture(&cur, TextureOp::Dimensions)?,
-            TextureNumLevels => self.texture(&cur, TextureOp::NumLevels)?,
-            TextureNumLayers => self.texture(&cur, TextureOp::NumLayers)?,
-            TextureNumSamples => self.texture(&cur, TextureOp::NumSamples)?,
+            TextureSampleCompare => self.texture(&cur, TextureAccess::Sample { compare: true })?,
+            TextureLoad => self.texture(&cur, TextureAccess::Load)?,
+            TextureStore => self.texture(&cur, TextureAccess::Store)?,
+            TextureDimensions => self.texture(&cur, TextureAccess::Dimensions)?,
+            TextureNumLevels => self.texture(&cur, TextureAccess::NumLevels)?,
+            TextureNumLayers => self.texture(&cur, TextureAccess::NumLayers)?,
+            TextureNumSamples => self.texture(&cur, TextureAccess::NumSamples)?,
             // --- calls and debugging --------------------------------------------------------
             Call => {
                 let Payload::Callee(callee) = &cur.data.payload else {
@@ -446,7 +446,7 @@ impl<'m> Machine<'m> {
         crate::linalg::eval(lop, cur.data.opcode, s, &cur.args)
     }
 
-    fn texture(&mut self, cur: &Current<'_>, top: TextureOp) -> Result<Option<Val>, ErrorKind> {
+    fn texture(&mut self, cur: &Current<'_>, top: TextureAccess) -> Result<Option<Val>, ErrorKind> {
         let types = &self.module.types;
         let res_ty = cur.result.map(|r| cur.f.dfg.value_type(r));
         self.texture_op(

@@ -3,7 +3,7 @@
 
 use super::Machine;
 use crate::error::ErrorKind;
-use crate::texture::TextureOp;
+use crate::texture::TextureAccess;
 use crate::value::{Ptr, Region, Val};
 use oxir_ir::types::TypeStore;
 use oxir_ir::{Global, Opcode, ScalarKind, Type, TypeData};
@@ -23,7 +23,7 @@ impl Machine<'_> {
     pub(super) fn texture_op(
         &mut self,
         op: Opcode,
-        top: TextureOp,
+        top: TextureAccess,
         tex_ty: &TypeData,
         args: &[Val],
         res_ty: Option<Type>,
@@ -105,7 +105,7 @@ impl Machine<'_> {
             )
         };
         Ok(match top {
-            TextureOp::Sample { compare } => {
+            TextureAccess::Sample { compare } => {
                 let sampler = self.samplers[Self::handle(&args[1])?].unwrap_or_default();
                 let (u, v) = fcoords(&args[2]);
                 let texel = sample(tex, &sampler, u, v, layer_arg(3));
@@ -118,7 +118,7 @@ impl Machine<'_> {
                     Some(to_val(texel.map(f32::to_bits)))
                 }
             }
-            TextureOp::Load => {
+            TextureAccess::Load => {
                 let (x, y) = coords(&args[1]);
                 // The mip level (sampled textures) or sample index (multisampled ones):
                 // level 0 is the only level; either out of range reads zero (module doc of
@@ -135,7 +135,7 @@ impl Machine<'_> {
                 };
                 Some(to_val(texel.unwrap_or([0; 4])))
             }
-            TextureOp::Store => {
+            TextureAccess::Store => {
                 let (x, y) = coords(&args[1]);
                 let layer = layer_arg(2);
                 let value = args[2 + usize::from(shape.arrayed)].lanes();
@@ -146,7 +146,7 @@ impl Machine<'_> {
                 tex.store(x, y, layer, q);
                 None
             }
-            TextureOp::Dimensions => {
+            TextureAccess::Dimensions => {
                 let rt =
                     res_ty.ok_or(ErrorKind::Malformed("texture_dimensions without a result"))?;
                 Some(match types.get(rt) {
@@ -159,9 +159,9 @@ impl Machine<'_> {
                     _ => Val::S(u64::from(tex.width)),
                 })
             }
-            TextureOp::NumLevels => Some(Val::S(1)),
-            TextureOp::NumSamples => Some(Val::S(u64::from(tex.samples))),
-            TextureOp::NumLayers => Some(Val::S(u64::from(tex.layers))),
+            TextureAccess::NumLevels => Some(Val::S(1)),
+            TextureAccess::NumSamples => Some(Val::S(u64::from(tex.samples))),
+            TextureAccess::NumLayers => Some(Val::S(u64::from(tex.layers))),
         })
     }
 }

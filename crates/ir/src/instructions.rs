@@ -204,6 +204,22 @@ impl Payload {
         }
     }
 
+    /// The string of a `print`, `assert` or `unreachable`; `None` for any other payload.
+    pub fn message(&self) -> Option<&str> {
+        match self {
+            Payload::Message(message) => Some(message),
+            _ => None,
+        }
+    }
+
+    /// The callee of a `call`; `None` for any other payload.
+    pub fn callee(&self) -> Option<Func> {
+        match self {
+            Payload::Callee(callee) => Some(*callee),
+            _ => None,
+        }
+    }
+
     /// Every structural role (merge, loop body, loop update): annotations, not edges.
     pub fn roles(&self) -> SmallVec<[Block; 3]> {
         let mut out = SmallVec::new();

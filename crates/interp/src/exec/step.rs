@@ -46,19 +46,7 @@ impl Current<'_> {
 
     /// The string of a `print`, `assert` or `unreachable` (empty without one).
     fn message(&self) -> String {
-        match &self.data.payload {
-            Payload::Message(m) => m.to_string(),
-            Payload::None
-            | Payload::Indices(_)
-            | Payload::Callee(_)
-            | Payload::Jump(_)
-            | Payload::CondBranch { .. }
-            | Payload::SwitchBranch(_)
-            | Payload::If { .. }
-            | Payload::Loop { .. }
-            | Payload::SimpleLoop { .. }
-            | Payload::Switch { .. } => String::new(),
-        }
+        self.data.payload.message().unwrap_or_default().to_string()
     }
 }
 

@@ -17,7 +17,7 @@
 use crate::analysis::loops::SccFinder;
 use cranelift_entity::{EntityRef, SecondaryMap};
 use oxir_ir::dominance::Graph;
-use oxir_ir::{Func, Inst, Module, Opcode, Payload};
+use oxir_ir::{Func, Inst, Module, Opcode};
 
 /// One `call` instruction.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -62,20 +62,8 @@ impl CallGraph {
                     if data.opcode != Opcode::Call {
                         continue;
                     }
-                    let callee = match data.payload {
-                        Payload::Callee(callee) => Some(callee).filter(|c| c.index() < n),
-                        // A `call` without a callee is malformed (the verifier rejects it).
-                        Payload::None
-                        | Payload::Indices(_)
-                        | Payload::Message(_)
-                        | Payload::Jump(_)
-                        | Payload::CondBranch { .. }
-                        | Payload::SwitchBranch(_)
-                        | Payload::If { .. }
-                        | Payload::Loop { .. }
-                        | Payload::SimpleLoop { .. }
-                        | Payload::Switch { .. } => None,
-                    };
+                    // A `call` without a callee is malformed (the verifier rejects it).
+                    let callee = data.payload.callee().filter(|c| c.index() < n);
                     match callee {
                         Some(callee) => sites.push(CallSite {
                             caller,

@@ -230,7 +230,10 @@ fn run(cli: Cli) -> Result<(), Failure> {
                 eprint!("{}", run.log(&name));
             }
             if let Some(error) = &run.error {
-                eprintln!("{}: error: pass {error}", file.display());
+                match error.refusal().and_then(|refusal| refusal.location()) {
+                    Some(at) => eprintln!("{}: error: pass {error} (at {at})", file.display()),
+                    None => eprintln!("{}: error: pass {error}", file.display()),
+                }
                 return Err(Failure::Rejected);
             }
             if !run.succeeded() {

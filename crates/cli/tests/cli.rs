@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{oxir, repo, stderr};
+use common::{assert_exit, oxir, path, repo, stderr};
 use std::path::PathBuf;
 
 fn fixtures() -> Vec<PathBuf> {
@@ -154,6 +154,21 @@ fn damaged_fixtures_exit_0_or_1_never_101() {
     assert!(
         rejected > accepted * 2,
         "most damage must be detected: {rejected} rejected, {accepted} accepted"
+    );
+}
+
+#[test]
+fn opt_refusal_names_the_pass_the_function_and_the_block() {
+    let out = oxir(&[
+        "opt",
+        &path("tests/filetests/passes/restructure-cfg/refuses_irreducible.oxir"),
+        "--passes",
+        "restructure-cfg",
+    ]);
+    assert_exit(
+        &out,
+        1,
+        "error: pass restructure-cfg: refused its input (irreducible_region_count = 1) (at @main, block1)",
     );
 }
 

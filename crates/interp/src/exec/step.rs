@@ -50,12 +50,15 @@ impl Current<'_> {
     }
 }
 
-/// The element scalar of a scalar, vector or matrix type.
-pub(super) fn elem_of(types: &TypeStore, ty: Type) -> Scalar {
+/// The element scalar of a scalar, vector or matrix type; any other type is a malformed
+/// operand (the verifier's type rules exclude it), never a made-up scalar.
+pub(super) fn elem_of(types: &TypeStore, ty: Type) -> Result<Scalar, ErrorKind> {
     match types.get(ty) {
-        TypeData::Scalar(s) => *s,
-        TypeData::Vector { elem, .. } | TypeData::Matrix { elem, .. } => *elem,
-        _ => Scalar::U32,
+        TypeData::Scalar(s) => Ok(*s),
+        TypeData::Vector { elem, .. } | TypeData::Matrix { elem, .. } => Ok(*elem),
+        _ => Err(ErrorKind::Malformed(
+            "a scalar, vector or matrix operand of another type",
+        )),
     }
 }
 
@@ -109,8 +112,9 @@ fn branch_target<'a>(payload: &'a Payload, args: &[Val]) -> Option<&'a BlockCall
     }
 }
 
-/// Lane-wise unary map that may fail.
-fn try_map1(a: &Val, f: &dyn Fn(u64) -> Result<u64, ScalarError>) -> Result<Val, ScalarError> {
+/// Lane-wise unary map that may fail. An undefined operand gives an undefined result (it
+/// is never read on an executed path of a valid module); a pointer is malformed.
+fn try_map1(a: &Val, f: &dyn Fn(u64) -> Result<u64, ScalarError>) -> Result<Val, ErrorKind> {
     Ok(match a {
         Val::S(x) => Val::S(f(*x)?),
         Val::V(l) => Val::V(l.iter().map(|&x| f(x)).collect::<Result<_, _>>()?),
@@ -119,16 +123,18 @@ fn try_map1(a: &Val, f: &dyn Fn(u64) -> Result<u64, ScalarError>) -> Result<Val,
                 .map(|c| try_map1(c, f))
                 .collect::<Result<_, _>>()?,
         ),
-        other => other.clone(),
+        Val::Undef => Val::Undef,
+        Val::P(_) => return Err(ErrorKind::Malformed("a lane-wise operation on a pointer")),
     })
 }
 
-/// Lane-wise binary map that may fail.
+/// Lane-wise binary map that may fail. An undefined operand gives an undefined result;
+/// operands of different shapes (or pointers) are malformed.
 fn try_map2(
     a: &Val,
     b: &Val,
     f: &dyn Fn(u64, u64) -> Result<u64, ScalarError>,
-) -> Result<Val, ScalarError> {
+) -> Result<Val, ErrorKind> {
     Ok(match (a, b) {
         (Val::S(x), Val::S(y)) => Val::S(f(*x, *y)?),
         (Val::V(l), Val::V(r)) => Val::V(
@@ -143,7 +149,12 @@ fn try_map2(
                 .map(|(x, y)| try_map2(x, y, f))
                 .collect::<Result<_, _>>()?,
         ),
-        (x, _) => x.clone(),
+        (Val::Undef, _) | (_, Val::Undef) => Val::Undef,
+        _ => {
+            return Err(ErrorKind::Malformed(
+                "a lane-wise operation on operands of different shapes",
+            ))
+        }
     })
 }
 
@@ -226,13 +237,13 @@ impl<'m> Machine<'m> {
             // --- lane-wise arithmetic, bitwise and comparisons --------------------------------
             Add | Sub | Mul | Div | Rem | Min | Max | And | Or | Xor | Shl | Shr | Rotl | Rotr
             | Atan2 | Pow | CopySign | Step | Eq | Ne | Lt | Le | Gt | Ge => {
-                let s = elem(0);
+                let s = elem(0)?;
                 Some(try_map2(cur.arg(0), cur.arg(1), &|a, b| {
                     scalar::binary(op, s, a, b)
                 })?)
             }
             Clamp | Fma | Smoothstep | Mix => {
-                let s = elem(0);
+                let s = elem(0)?;
                 let (a, b, c) = (cur.arg(0).lanes(), cur.arg(1).lanes(), cur.arg(2).lanes());
                 let out: Lanes = (0..a.len())
                     .map(|i| scalar::ternary(op, s, a[i], b[i], c[i]))
@@ -244,7 +255,7 @@ impl<'m> Machine<'m> {
             | Acosh | Atanh | Exp | Exp2 | Exp10 | Log | Log2 | Log10 | Sqrt | InverseSqrt
             | Ceil | Floor | Fract | Trunc | Round | RoundEven | Saturate | Degrees | Radians
             | IsNan | IsInf => {
-                let s = elem(0);
+                let s = elem(0)?;
                 Some(try_map1(cur.arg(0), &|a| scalar::unary(op, s, a))?)
             }
             // A single invocation has no neighbours: every derivative is +0.
@@ -254,12 +265,12 @@ impl<'m> Machine<'m> {
             Any => Some(Val::S(scalar::bool_reduce(true, &cur.arg(0).lanes()))),
             All => Some(Val::S(scalar::bool_reduce(false, &cur.arg(0).lanes()))),
             ExtractBits => {
-                let s = elem(0);
+                let s = elem(0)?;
                 let (o, c) = (cur.arg(1).bits(), cur.arg(2).bits());
                 Some(try_map1(cur.arg(0), &|e| scalar::extract_bits(s, e, o, c))?)
             }
             InsertBits => {
-                let s = elem(0);
+                let s = elem(0)?;
                 let (o, c) = (cur.arg(2).bits(), cur.arg(3).bits());
                 Some(try_map2(cur.arg(0), cur.arg(1), &|e, n| {
                     scalar::insert_bits(s, e, n, o, c)
@@ -287,7 +298,7 @@ impl<'m> Machine<'m> {
             Inverse => Some(self.linalg(&cur, LinalgOp::Inverse)?),
             // --- conversions and composites ---------------------------------------------------
             Convert => {
-                let (from, to) = (elem(0), elem_of(types, cur.res_ty()?));
+                let (from, to) = (elem(0)?, elem_of(types, cur.res_ty()?)?);
                 Some(map1(cur.arg(0), &|a| scalar::convert(from, to, a)))
             }
             Bitcast => Some(bitcast(types, &cur)?),
@@ -430,7 +441,7 @@ impl<'m> Machine<'m> {
     }
 
     fn linalg(&self, cur: &Current<'_>, lop: LinalgOp) -> Result<Val, ErrorKind> {
-        let s = elem_of(&self.module.types, cur.arg_ty(0));
+        let s = elem_of(&self.module.types, cur.arg_ty(0))?;
         crate::linalg::eval(lop, cur.data.opcode, s, &cur.args)
     }
 
@@ -463,7 +474,7 @@ impl<'m> Machine<'m> {
             return Err(ErrorKind::Malformed("atomic of a non-pointer"));
         };
         let ty = *pointee;
-        let s = elem_of(types, ty);
+        let s = elem_of(types, ty)?;
         let old = self.load_ptr(group, inv, p, ty)?.bits();
         let new = match update {
             AtomicUpdate::Load => None,
@@ -520,7 +531,7 @@ impl<'m> Machine<'m> {
         let mut ty = *pointee;
         for i in 1..cur.args.len() {
             let raw = cur.arg(i).bits();
-            let idx = if elem_of(types, cur.arg_ty(i)).is_signed() && (raw as i64) < 0 {
+            let idx = if elem_of(types, cur.arg_ty(i))?.is_signed() && (raw as i64) < 0 {
                 u64::MAX
             } else {
                 raw
@@ -677,9 +688,9 @@ fn select(cur: &Current<'_>) -> Val {
 
 /// `bitcast`: reinterprets the little-endian bytes of the lanes.
 fn bitcast(types: &TypeStore, cur: &Current<'_>) -> Result<Val, ErrorKind> {
-    let from = elem_of(types, cur.arg_ty(0));
+    let from = elem_of(types, cur.arg_ty(0))?;
     let rt = cur.res_ty()?;
-    let to = elem_of(types, rt);
+    let to = elem_of(types, rt)?;
     let mut bytes = Vec::new();
     for lane in cur.arg(0).lanes() {
         bytes.extend_from_slice(&lane.to_le_bytes()[..from.bytes() as usize]);

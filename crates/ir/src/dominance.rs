@@ -5,9 +5,9 @@
 //! over the reversed CFG with a virtual exit) with the same code.
 //!
 //! Nodes are any [`GraphNode`]: a dense index type, so that a graph over CFG nodes cannot
-//! be queried with, say, a loop number or a reverse-post-order position. The verifier uses
-//! plain `u32` (with [`NONE`] as its own "no block" marker); the passes crate uses typed
-//! indices. The root of every graph is the node with dense index 0.
+//! be queried with, say, a loop number or a reverse-post-order position. The verifier and
+//! the passes crate each number blocks with their own typed index; `u32` is a node type for
+//! tests and small tools. The root of every graph is the node with dense index 0.
 //!
 //! Dominators are computed with the iterative algorithm of Cooper, Harvey and Kennedy
 //! ("A Simple, Fast Dominance Algorithm") over reverse post-order, with dense vectors and no
@@ -18,8 +18,9 @@
 use std::cell::Cell;
 use std::fmt::Debug;
 
-/// "No block" in the verifier's raw `u32` numbering (no [`GraphNode`] ever has this index).
-pub const NONE: u32 = u32::MAX;
+/// "No number" in the tree's private DFS and reverse-post-order numberings (no node count
+/// reaches it: node indices are below `u32::MAX`).
+const UNNUMBERED: u32 = u32::MAX;
 
 /// A dense node index: `from_dense(n).dense() == n` for every `n` below `u32::MAX`.
 ///
@@ -153,7 +154,7 @@ fn post_order<N: GraphNode>(graph: &Graph<N>) -> (Vec<N>, Vec<bool>) {
 pub struct DominatorTree<N: GraphNode = u32> {
     /// Immediate dominator; `None` for the root and unreachable nodes.
     idom: Vec<Option<N>>,
-    /// Dominator-tree DFS numbers; `NONE` for unreachable nodes.
+    /// Dominator-tree DFS numbers; `UNNUMBERED` for unreachable nodes.
     pre: Vec<u32>,
     post: Vec<u32>,
     /// Reachable nodes in dominator-tree pre-order (parents before children).
@@ -168,8 +169,8 @@ impl<N: GraphNode> DominatorTree<N> {
         let n = cfg.node_count();
         let mut tree = DominatorTree {
             idom: vec![None; n],
-            pre: vec![NONE; n],
-            post: vec![NONE; n],
+            pre: vec![UNNUMBERED; n],
+            post: vec![UNNUMBERED; n],
             preorder: Vec::new(),
             queries: Cell::new(0),
         };
@@ -177,8 +178,8 @@ impl<N: GraphNode> DominatorTree<N> {
             return tree;
         }
         let (postorder, _) = post_order(cfg);
-        // Position of each reachable node in reverse post-order (`NONE`: unreachable).
-        let mut rpo_number = vec![NONE; n];
+        // Position of each reachable node in reverse post-order (`UNNUMBERED`: unreachable).
+        let mut rpo_number = vec![UNNUMBERED; n];
         for (i, &b) in postorder.iter().rev().enumerate() {
             rpo_number[b.dense()] = i as u32;
         }
@@ -269,7 +270,7 @@ impl<N: GraphNode> DominatorTree<N> {
 
     /// Whether `node` is reachable from the root.
     pub fn is_reachable(&self, node: N) -> bool {
-        self.pre.get(node.dense()).is_some_and(|&p| p != NONE)
+        self.pre.get(node.dense()).is_some_and(|&p| p != UNNUMBERED)
     }
 
     /// The immediate dominator, `None` for the root and unreachable nodes.

@@ -2,50 +2,87 @@
 //! definitions and dominance (8) and edges (9). Structured constructs and the
 //! break/continue rules (10, 11) are in [`super::structure`].
 //!
-//! The layout is walked once, numbering blocks densely in layout order (the entry is 0) and
-//! giving every placed instruction its position in one function-wide sequence, so "defined
-//! earlier in the same block" is a comparison of two numbers.
+//! The layout is walked once, numbering blocks densely in layout order ([`BlockNumber`], the
+//! entry is [`BlockNumber::ENTRY`]) and giving every placed instruction its position in one
+//! function-wide sequence ([`InstPosition`]), so "defined earlier in the same block" is a
+//! comparison of two positions. Both numberings are typed indices: neither mixes with the
+//! other, with a `Block`, or with a plain integer; "not in the layout" is an empty option.
 
 use super::{ErrorKind, Location, Verifier};
 use crate::constants::canonical_scalar_bits;
 use crate::dfg::ValueDef;
-use crate::dominance::{DominatorTree, Graph, NONE};
+use crate::dominance::{DominatorTree, Graph};
 use crate::entities::{Block, Func, Inst, Type, Value};
 use crate::function::{Function, Signature};
 use crate::instructions::{BlockCall, InstData, Payload};
 use crate::ops::TerminatorOp;
 use crate::types::{Scalar, TypeData};
 use crate::typing::{check_instruction, Operand};
-use cranelift_entity::{EntityRef, SecondaryMap};
+use cranelift_entity::packed_option::PackedOption;
+use cranelift_entity::{entity_impl, EntityRef, PrimaryMap, SecondaryMap};
 use std::fmt;
+use std::ops::Range;
+
+/// A block's dense number in one function's layout order; the entry block is
+/// [`BlockNumber::ENTRY`]. The nodes of the verifier's CFG and dominator tree.
+#[derive(Copy, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
+pub(crate) struct BlockNumber(u32);
+entity_impl!(BlockNumber);
+crate::impl_graph_node!(BlockNumber);
+
+impl BlockNumber {
+    /// The entry block's number (the root of the CFG).
+    pub(crate) const ENTRY: BlockNumber = BlockNumber(0);
+}
+
+/// A placed instruction's position in one function-wide layout order (the instructions of
+/// block 0, then of block 1, ...).
+#[derive(Copy, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
+struct InstPosition(u32);
+entity_impl!(InstPosition);
+
+/// Where the layout placed an instruction.
+#[derive(Copy, Clone)]
+struct Placement {
+    block: BlockNumber,
+    position: InstPosition,
+}
 
 /// What the layout walk learns about one function; read by every later check.
 pub(crate) struct BodyFacts {
     pub(crate) func: Func,
-    /// Layout order: dense number -> block.
-    pub(crate) blocks: Vec<Block>,
-    /// Block index -> dense number, `NONE` when the block is not in the layout.
-    pub(crate) block_dense: Vec<u32>,
-    /// Dense block `d` holds `order[block_start[d]..block_start[d + 1]]`.
-    block_start: Vec<u32>,
+    /// Layout order: number -> block.
+    pub(crate) blocks: PrimaryMap<BlockNumber, Block>,
+    /// Block -> number, none when the block is not in the layout.
+    numbers: SecondaryMap<Block, PackedOption<BlockNumber>>,
+    /// The positions of each block's instructions: block `b` holds `order[block_insts[b]]`.
+    block_insts: PrimaryMap<BlockNumber, Range<InstPosition>>,
     /// Every placed instruction, in layout order.
-    order: Vec<Inst>,
-    /// Instruction index -> position in `order`, `NONE` when not placed in this layout.
-    inst_position: Vec<u32>,
-    /// Instruction index -> dense block, `NONE` when not placed.
-    inst_block: Vec<u32>,
-    /// Dense block -> its terminator (the last instruction, when that is a terminator).
-    pub(crate) terminators: Vec<Option<Inst>>,
-    pub(crate) dominators: DominatorTree,
+    order: PrimaryMap<InstPosition, Inst>,
+    /// Instruction -> where it is placed, `None` when not placed in this layout.
+    placements: SecondaryMap<Inst, Option<Placement>>,
+    /// Number -> the block's terminator (the last instruction, when that is a terminator).
+    pub(crate) terminators: PrimaryMap<BlockNumber, Option<Inst>>,
+    pub(crate) dominators: DominatorTree<BlockNumber>,
 }
 
 impl BodyFacts {
-    pub(crate) fn dense(&self, block: Block) -> u32 {
-        self.block_dense.get(block.index()).copied().unwrap_or(NONE)
+    /// The number of `block`, `None` when it is not in the layout (or does not exist).
+    pub(crate) fn number(&self, block: Block) -> Option<BlockNumber> {
+        self.numbers.get(block).and_then(|n| n.expand())
     }
 
-    fn insts(&self, dense: usize) -> &[Inst] {
-        &self.order[self.block_start[dense] as usize..self.block_start[dense + 1] as usize]
+    /// The instructions of `block`, in layout order.
+    fn insts(&self, block: BlockNumber) -> &[Inst] {
+        let range = self.block_insts[block].clone();
+        self.order
+            .get_range(range)
+            .expect("block ranges lie within the layout order")
+    }
+
+    /// Where `inst` is placed in this layout, `None` when it is not (or does not exist).
+    fn placement(&self, inst: Inst) -> Option<Placement> {
+        self.placements.get(inst).copied().flatten()
     }
 }
 
@@ -68,24 +105,32 @@ impl fmt::Display for UseSite {
 }
 
 /// Outcome of following a value's alias chain.
+#[derive(Copy, Clone)]
 enum Resolution {
     Value(Value),
     Cycle,
     Missing,
 }
 
+/// What the memo knows about one alias value.
+#[derive(Copy, Clone, Default)]
+enum AliasState {
+    /// Not followed yet.
+    #[default]
+    Unknown,
+    /// On the chain being followed now: meeting it again is a cycle.
+    InProgress,
+    /// Followed to the end.
+    Known(Resolution),
+}
+
 /// Memo of alias resolution, allocated only when a function has aliases; makes resolution
 /// linear even for long chains used many times.
 #[derive(Default)]
 struct AliasMemo {
-    memo: Vec<u32>,
+    memo: SecondaryMap<Value, AliasState>,
     chain: Vec<Value>,
 }
-
-const UNKNOWN: u32 = u32::MAX;
-const IN_PROGRESS: u32 = u32::MAX - 1;
-const CYCLE: u32 = u32::MAX - 2;
-const MISSING: u32 = u32::MAX - 3;
 
 impl AliasMemo {
     fn resolve(&mut self, function: &Function, v: Value) -> Resolution {
@@ -95,36 +140,29 @@ impl AliasMemo {
             Some(ValueDef::Alias(_)) => {}
             Some(_) => return Resolution::Value(v),
         }
-        if self.memo.len() != values.len() {
-            self.memo = vec![UNKNOWN; values.len()];
-        }
         let mut current = v;
-        let code = loop {
+        let resolution = loop {
             let Some(data) = values.get(current) else {
-                break MISSING;
+                break Resolution::Missing;
             };
-            match self.memo[current.index()] {
-                UNKNOWN => {}
-                IN_PROGRESS => break CYCLE,
-                known => break known,
+            match self.memo[current] {
+                AliasState::Unknown => {}
+                AliasState::InProgress => break Resolution::Cycle,
+                AliasState::Known(known) => break known,
             }
             match data.def {
                 ValueDef::Alias(target) => {
-                    self.memo[current.index()] = IN_PROGRESS;
+                    self.memo[current] = AliasState::InProgress;
                     self.chain.push(current);
                     current = target;
                 }
-                _ => break current.index() as u32,
+                _ => break Resolution::Value(current),
             }
         };
         for link in self.chain.drain(..) {
-            self.memo[link.index()] = code;
+            self.memo[link] = AliasState::Known(resolution);
         }
-        match code {
-            CYCLE => Resolution::Cycle,
-            MISSING => Resolution::Missing,
-            index => Resolution::Value(Value::new(index as usize)),
-        }
+        resolution
     }
 }
 
@@ -161,9 +199,9 @@ impl<'m> Verifier<'m> {
             aliases: AliasMemo::default(),
             operands: Vec::new(),
         };
-        for dense in 0..facts.blocks.len() {
-            for &inst in facts.insts(dense) {
-                self.check_inst(&mut checker, inst, dense as u32);
+        for number in facts.blocks.keys() {
+            for &inst in facts.insts(number) {
+                self.check_inst(&mut checker, inst);
             }
         }
         self.check_structure(function, &facts);
@@ -182,13 +220,10 @@ impl<'m> Verifier<'m> {
         facts: &BodyFacts,
     ) {
         let dfg = &function.dfg;
-        let last_insts: Vec<(Block, Inst)> = (0..facts.blocks.len())
-            .filter_map(|dense| {
-                facts
-                    .insts(dense)
-                    .last()
-                    .map(|&inst| (facts.blocks[dense], inst))
-            })
+        let last_insts: Vec<(Block, Inst)> = facts
+            .blocks
+            .iter()
+            .filter_map(|(number, &block)| facts.insts(number).last().map(|&inst| (block, inst)))
             .collect();
         // Prepare block -> (body, merge) of the loop that enters it.
         let mut loop_exits: SecondaryMap<Block, Option<(Block, Block)>> = SecondaryMap::new();
@@ -240,26 +275,25 @@ impl<'m> Verifier<'m> {
         let (dfg, layout) = (&function.dfg, &function.layout);
         let mut facts = BodyFacts {
             func,
-            blocks: Vec::new(),
-            block_dense: vec![NONE; dfg.blocks.len()],
-            block_start: Vec::new(),
-            order: Vec::new(),
-            inst_position: vec![NONE; dfg.insts.len()],
-            inst_block: vec![NONE; dfg.insts.len()],
-            terminators: Vec::new(),
+            blocks: PrimaryMap::new(),
+            numbers: SecondaryMap::with_capacity(dfg.blocks.len()),
+            block_insts: PrimaryMap::new(),
+            order: PrimaryMap::new(),
+            placements: SecondaryMap::with_capacity(dfg.insts.len()),
+            terminators: PrimaryMap::new(),
             dominators: DominatorTree::compute(&Graph::from_edges(0, &[])),
         };
         let mut cursor = layout.entry_block();
         while let Some(block) = cursor {
-            let Some(slot) = facts.block_dense.get_mut(block.index()) else {
+            if !dfg.blocks.is_valid(block) {
                 self.report(
                     ErrorKind::InvalidEntity,
                     Location::Function(func),
                     format!("the layout lists {block}, which does not exist"),
                 );
                 break;
-            };
-            if *slot != NONE {
+            }
+            if facts.number(block).is_some() {
                 self.report(
                     ErrorKind::LayoutCorruption,
                     Location::Block(func, block),
@@ -267,47 +301,13 @@ impl<'m> Verifier<'m> {
                 );
                 break;
             }
-            let dense = facts.blocks.len() as u32;
-            *slot = dense;
-            facts.blocks.push(block);
-            facts.block_start.push(facts.order.len() as u32);
-            let mut inst_cursor = layout.first_inst(block);
-            while let Some(inst) = inst_cursor {
-                let location = Location::Inst(func, block, inst);
-                let Some(position) = facts.inst_position.get_mut(inst.index()) else {
-                    self.report(
-                        ErrorKind::InvalidEntity,
-                        Location::Block(func, block),
-                        format!("the layout lists {inst}, which does not exist"),
-                    );
-                    break;
-                };
-                if *position != NONE {
-                    self.report(
-                        ErrorKind::LayoutCorruption,
-                        location,
-                        "the layout lists this instruction twice",
-                    );
-                    break;
-                }
-                *position = facts.order.len() as u32;
-                facts.inst_block[inst.index()] = dense;
-                facts.order.push(inst);
-                if layout.inst_block(inst) != Some(block) {
-                    let claimed = layout
-                        .inst_block(inst)
-                        .map_or("no block".to_string(), |b| b.to_string());
-                    self.report(
-                        ErrorKind::LayoutCorruption,
-                        location,
-                        format!("listed in {block}, but its layout block is {claimed}"),
-                    );
-                }
-                inst_cursor = layout.next_inst(inst);
-            }
+            let number = facts.blocks.push(block);
+            facts.numbers[block] = number.into();
+            let start = facts.order.next_key();
+            self.walk_block_insts(&mut facts, function, number);
+            facts.block_insts.push(start..facts.order.next_key());
             cursor = layout.next_block(block);
         }
-        facts.block_start.push(facts.order.len() as u32);
         if facts.blocks.is_empty() {
             self.report(
                 ErrorKind::MalformedFunction,
@@ -316,10 +316,71 @@ impl<'m> Verifier<'m> {
             );
             return None;
         }
+        let edges = self.collect_edges(&mut facts, function);
+        facts.dominators = DominatorTree::compute(&Graph::from_edges(facts.blocks.len(), &edges));
+        Some(facts)
+    }
+
+    /// Numbers the instructions the layout lists in block `number`, checking that each
+    /// exists, is listed once, and claims this block.
+    fn walk_block_insts(
+        &mut self,
+        facts: &mut BodyFacts,
+        function: &Function,
+        number: BlockNumber,
+    ) {
+        let (dfg, layout) = (&function.dfg, &function.layout);
+        let (func, block) = (facts.func, facts.blocks[number]);
+        let mut inst_cursor = layout.first_inst(block);
+        while let Some(inst) = inst_cursor {
+            let location = Location::Inst(func, block, inst);
+            if !dfg.insts.is_valid(inst) {
+                self.report(
+                    ErrorKind::InvalidEntity,
+                    Location::Block(func, block),
+                    format!("the layout lists {inst}, which does not exist"),
+                );
+                break;
+            }
+            if facts.placement(inst).is_some() {
+                self.report(
+                    ErrorKind::LayoutCorruption,
+                    location,
+                    "the layout lists this instruction twice",
+                );
+                break;
+            }
+            let position = facts.order.push(inst);
+            facts.placements[inst] = Some(Placement {
+                block: number,
+                position,
+            });
+            if layout.inst_block(inst) != Some(block) {
+                let claimed = layout
+                    .inst_block(inst)
+                    .map_or("no block".to_string(), |b| b.to_string());
+                self.report(
+                    ErrorKind::LayoutCorruption,
+                    location,
+                    format!("listed in {block}, but its layout block is {claimed}"),
+                );
+            }
+            inst_cursor = layout.next_inst(inst);
+        }
+    }
+
+    /// Records every block's terminator and returns the CFG's edges between blocks in the
+    /// layout, in block order and, within a block, in the terminator's edge order.
+    fn collect_edges(
+        &mut self,
+        facts: &mut BodyFacts,
+        function: &Function,
+    ) -> Vec<(BlockNumber, BlockNumber)> {
+        let dfg = &function.dfg;
         let mut edges = Vec::new();
-        for dense in 0..facts.blocks.len() {
+        for number in facts.blocks.keys() {
             let terminator = facts
-                .insts(dense)
+                .insts(number)
                 .last()
                 .copied()
                 .filter(|&i| dfg.insts[i].opcode.is_terminator());
@@ -329,19 +390,17 @@ impl<'m> Verifier<'m> {
             };
             for edge in dfg.insts[terminator].payload.edges() {
                 self.stats.edges += 1;
-                let target = facts.dense(edge.block);
-                if target != NONE {
-                    edges.push((dense as u32, target));
+                if let Some(target) = facts.number(edge.block) {
+                    edges.push((number, target));
                 }
             }
         }
-        facts.dominators = DominatorTree::compute(&Graph::from_edges(facts.blocks.len(), &edges));
-        Some(facts)
+        edges
     }
 
     /// The entry block's parameters are the signature's parameters.
     fn check_entry_params(&mut self, function: &Function, facts: &BodyFacts) {
-        let entry = facts.blocks[0];
+        let entry = facts.blocks[BlockNumber::ENTRY];
         let location = Location::Block(facts.func, entry);
         let params = &function.dfg.blocks[entry].params;
         let expected = &function.signature.params;
@@ -371,10 +430,13 @@ impl<'m> Verifier<'m> {
     /// Point 6 and the block options: terminators, parameters, reachability.
     fn check_blocks(&mut self, function: &Function, facts: &BodyFacts) {
         let dfg = &function.dfg;
-        for (dense, &block) in facts.blocks.iter().enumerate() {
+        for (number, &block) in facts.blocks.iter() {
             let location = Location::Block(facts.func, block);
             let params = &dfg.blocks[block].params;
-            if self.options.require_no_block_params && dense != 0 && !params.is_empty() {
+            if self.options.require_no_block_params
+                && number != BlockNumber::ENTRY
+                && !params.is_empty()
+            {
                 let message = format!(
                     "only the entry block may have parameters; this one has {}",
                     params.len()
@@ -399,7 +461,7 @@ impl<'m> Verifier<'m> {
                 }
                 self.check_value_type(location.clone(), param, data.ty);
             }
-            let insts = facts.insts(dense);
+            let insts = facts.insts(number);
             for (i, &inst) in insts.iter().enumerate() {
                 if i + 1 != insts.len() && dfg.insts[inst].opcode.is_terminator() {
                     let message = format!(
@@ -413,7 +475,7 @@ impl<'m> Verifier<'m> {
                     );
                 }
             }
-            if self.options.require_terminated_blocks && facts.terminators[dense].is_none() {
+            if self.options.require_terminated_blocks && facts.terminators[number].is_none() {
                 let message = match insts.last() {
                     None => "the block is empty; it needs a terminator".to_string(),
                     Some(&last) => format!(
@@ -423,8 +485,7 @@ impl<'m> Verifier<'m> {
                 };
                 self.report(ErrorKind::MissingTerminator, location.clone(), message);
             }
-            if self.options.require_reachable_blocks && !facts.dominators.is_reachable(dense as u32)
-            {
+            if self.options.require_reachable_blocks && !facts.dominators.is_reachable(number) {
                 self.report(
                     ErrorKind::UnreachableBlock,
                     location,
@@ -454,11 +515,15 @@ impl<'m> Verifier<'m> {
     }
 
     /// Point 7 for one instruction, with the SSA checks of its operands and edges.
-    fn check_inst(&mut self, checker: &mut BodyChecker<'_>, inst: Inst, dense: u32) {
+    /// `inst` is placed in the layout.
+    fn check_inst(&mut self, checker: &mut BodyChecker<'_>, inst: Inst) {
         let (function, facts) = (checker.function, checker.facts);
         let dfg = &function.dfg;
         let data = &dfg.insts[inst];
-        let block = facts.blocks[dense as usize];
+        let placement = facts
+            .placement(inst)
+            .expect("only placed instructions are checked");
+        let block = facts.blocks[placement.block];
         let location = Location::Inst(facts.func, block, inst);
         let opcode = data.opcode;
         let info = opcode.info();
@@ -510,18 +575,10 @@ impl<'m> Verifier<'m> {
         }
 
         // Operands and edge arguments: defined and dominating.
-        let position = facts.inst_position[inst.index()];
         checker.operands.clear();
         let mut operands_ok = true;
         for (index, &arg) in data.args.iter().enumerate() {
-            match self.check_use(
-                checker,
-                &location,
-                arg,
-                dense,
-                position,
-                UseSite::Operand(index),
-            ) {
+            match self.check_use(checker, &location, arg, placement, UseSite::Operand(index)) {
                 Some(resolved) => {
                     let ty = dfg.values[resolved].ty;
                     let constant = self.integer_constant(function, resolved);
@@ -531,7 +588,7 @@ impl<'m> Verifier<'m> {
             }
         }
         for edge in data.payload.edges() {
-            self.check_edge(checker, &location, edge, dense, position);
+            self.check_edge(checker, &location, edge, placement);
         }
 
         // The callee of a call.
@@ -650,8 +707,7 @@ impl<'m> Verifier<'m> {
         checker: &mut BodyChecker<'_>,
         location: &Location,
         value: Value,
-        use_block: u32,
-        use_position: u32,
+        use_site: Placement,
         site: UseSite,
     ) -> Option<Value> {
         let (function, facts) = (checker.function, checker.facts);
@@ -679,36 +735,30 @@ impl<'m> Verifier<'m> {
             format!("{value} (alias of {resolved})")
         };
         let data = &dfg.values[resolved];
-        // Where the definition is: dense block and position, `NONE` position for block
-        // parameters (defined before every instruction). `None` for constants and globals.
-        let definition: Option<(u32, u32)> = match data.def {
+        // Where the definition is: its block, and its position there (`None` for block
+        // parameters, defined before every instruction). `None` for constants and globals.
+        let definition: Option<(BlockNumber, Option<InstPosition>)> = match data.def {
             ValueDef::Result(def_inst) => {
-                let position = facts
-                    .inst_position
-                    .get(def_inst.index())
-                    .copied()
-                    .unwrap_or(NONE);
-                if position == NONE {
+                let Some(placement) = facts.placement(def_inst) else {
                     let message = format!("{site} {named} is the result of {def_inst}, which is not placed in this function");
                     self.report(ErrorKind::UndefinedValue, location.clone(), message);
                     return None;
-                }
+                };
                 if dfg.inst_result(def_inst) != Some(resolved) {
                     let message = format!("{site} {named} names {def_inst} as its definition, but {def_inst} does not define it");
                     self.report(ErrorKind::UndefinedValue, location.clone(), message);
                     return None;
                 }
-                Some((facts.inst_block[def_inst.index()], position))
+                Some((placement.block, Some(placement.position)))
             }
             ValueDef::Param(block, index) => {
-                let dense = facts.dense(block);
-                if dense == NONE {
+                let Some(number) = facts.number(block) else {
                     let message = format!(
                         "{site} {named} is a parameter of {block}, which is not in the layout"
                     );
                     self.report(ErrorKind::UndefinedValue, location.clone(), message);
                     return None;
-                }
+                };
                 if dfg.blocks[block].params.get(index as usize) != Some(&resolved) {
                     let message = format!(
                         "{site} {named} claims to be parameter {index} of {block}, but is not"
@@ -716,7 +766,7 @@ impl<'m> Verifier<'m> {
                     self.report(ErrorKind::UndefinedValue, location.clone(), message);
                     return None;
                 }
-                Some((dense, NONE))
+                Some((number, None))
             }
             ValueDef::Const(c) => {
                 match self.module.consts.try_get(c) {
@@ -773,14 +823,15 @@ impl<'m> Verifier<'m> {
         };
         if let Some((def_block, def_position)) = definition {
             let dominators = &facts.dominators;
+            let use_block = use_site.block;
             if dominators.is_reachable(use_block) {
                 let dominates = if def_block == use_block {
-                    def_position == NONE || def_position < use_position
+                    def_position.is_none_or(|p| p < use_site.position)
                 } else {
                     dominators.dominates(def_block, use_block)
                 };
                 if !dominates {
-                    let def_block_name = facts.blocks[def_block as usize];
+                    let def_block_name = facts.blocks[def_block];
                     let message = if def_block == use_block {
                         format!("{site} {named} is used before its definition in this block")
                     } else {
@@ -793,26 +844,26 @@ impl<'m> Verifier<'m> {
         self.type_facts.is_sound(data.ty).then_some(resolved)
     }
 
-    /// Point 9 for one executable edge; its arguments are used at the end of `source`.
+    /// Point 9 for one executable edge; its arguments are used at `terminator`, the end of
+    /// its source block.
     fn check_edge(
         &mut self,
         checker: &mut BodyChecker<'_>,
         location: &Location,
         edge: &BlockCall,
-        source: u32,
-        position: u32,
+        terminator: Placement,
     ) {
         let (function, facts) = (checker.function, checker.facts);
         let target = edge.block;
-        let target_dense = facts.dense(target);
-        if target_dense == NONE {
+        let target_number = facts.number(target);
+        if target_number.is_none() {
             let message = if function.dfg.blocks.get(target).is_none() {
                 format!("edge to {target}, which does not exist")
             } else {
                 format!("edge to {target}, which is not in the layout")
             };
             self.report(ErrorKind::BadEdge, location.clone(), message);
-        } else if target_dense == 0 {
+        } else if target_number == Some(BlockNumber::ENTRY) {
             self.report(
                 ErrorKind::EntryBlockTargeted,
                 location.clone(),
@@ -820,7 +871,7 @@ impl<'m> Verifier<'m> {
             );
         }
         let params: &[Value] = function.dfg.blocks.get(target).map_or(&[], |b| &b.params);
-        if target_dense != NONE && params.len() != edge.args.len() {
+        if target_number.is_some() && params.len() != edge.args.len() {
             let message = format!(
                 "edge to {target} passes {} arguments, {target} takes {}",
                 edge.args.len(),
@@ -830,8 +881,7 @@ impl<'m> Verifier<'m> {
         }
         for (index, &arg) in edge.args.iter().enumerate() {
             let site = UseSite::EdgeArgument { target, index };
-            let Some(resolved) = self.check_use(checker, location, arg, source, position, site)
-            else {
+            let Some(resolved) = self.check_use(checker, location, arg, terminator, site) else {
                 continue;
             };
             let param_type = params

@@ -8,14 +8,19 @@
 //! construct. Each skip passes a construct whose merge lies on `x`'s dominator path, so the
 //! pass is linear in practice.
 
-use super::function_body::BodyFacts;
+use super::function_body::{BlockNumber, BodyFacts};
 use super::{ErrorKind, Location, Verifier};
-use crate::dominance::NONE;
 use crate::function::Function;
 use crate::instructions::Payload;
 use crate::ops::Opcode;
+use cranelift_entity::packed_option::PackedOption;
+use cranelift_entity::SecondaryMap;
 
-/// What a block's terminator opens, as dense block numbers.
+/// For each block, the nearest enclosing construct of some sort: the block whose terminator
+/// opens it. None for blocks outside every such construct and for unreachable blocks.
+type NearestConstructs = SecondaryMap<BlockNumber, PackedOption<BlockNumber>>;
+
+/// What a block's terminator opens.
 #[derive(Copy, Clone, PartialEq, Eq)]
 enum ConstructKind {
     None,
@@ -28,19 +33,25 @@ enum ConstructKind {
 #[derive(Copy, Clone)]
 struct Construct {
     kind: ConstructKind,
-    /// Merge block, `NONE` when absent or outside the layout.
-    merge: u32,
-    /// Where `continue` goes: a loop's update block, a simple loop's body.
-    continue_target: u32,
+    /// Merge block, `None` when absent or outside the layout.
+    merge: Option<BlockNumber>,
+    /// Where `continue` goes: a loop's update block, a simple loop's body; `None` when
+    /// there is none in the layout.
+    continue_target: Option<BlockNumber>,
+}
+
+impl Default for Construct {
+    /// A block whose terminator opens no construct.
+    fn default() -> Construct {
+        Construct {
+            kind: ConstructKind::None,
+            merge: None,
+            continue_target: None,
+        }
+    }
 }
 
 impl Construct {
-    const NONE: Construct = Construct {
-        kind: ConstructKind::None,
-        merge: NONE,
-        continue_target: NONE,
-    };
-
     fn is_breakable(&self) -> bool {
         matches!(
             self.kind,
@@ -67,12 +78,16 @@ impl Verifier<'_> {
     pub(crate) fn check_structure(&mut self, function: &Function, facts: &BodyFacts) {
         let count = facts.blocks.len();
         let dfg = &function.dfg;
-        let mut constructs = vec![Construct::NONE; count];
-        let mut merge_owner = vec![NONE; count];
-        let mut is_break_target = vec![false; count];
-        let mut is_continue_target = vec![false; count];
+        let mut constructs: SecondaryMap<BlockNumber, Construct> =
+            SecondaryMap::with_capacity(count);
+        let mut merge_owner: SecondaryMap<BlockNumber, PackedOption<BlockNumber>> =
+            SecondaryMap::with_capacity(count);
+        let mut is_break_target: SecondaryMap<BlockNumber, bool> =
+            SecondaryMap::with_capacity(count);
+        let mut is_continue_target: SecondaryMap<BlockNumber, bool> =
+            SecondaryMap::with_capacity(count);
         let mut exits = Vec::new();
-        for (header, &terminator) in facts.terminators.iter().enumerate() {
+        for (header, &terminator) in facts.terminators.iter() {
             let Some(terminator) = terminator else {
                 continue;
             };
@@ -88,20 +103,20 @@ impl Verifier<'_> {
             }
             let location = Location::Inst(facts.func, facts.blocks[header], terminator);
             for role in data.payload.roles() {
-                match facts.dense(role) {
-                    NONE => {
+                match facts.number(role) {
+                    None => {
                         let message =
                             format!("the structural role {role} is not a block in the layout");
                         self.report(ErrorKind::MalformedStructure, location.clone(), message);
                     }
-                    0 => {
+                    Some(BlockNumber::ENTRY) => {
                         let message = format!("the entry block {role} cannot be a structural role");
                         self.report(ErrorKind::MalformedStructure, location.clone(), message);
                     }
-                    _ => {}
+                    Some(_) => {}
                 }
             }
-            let mut construct = Construct::NONE;
+            let mut construct = Construct::default();
             match &data.payload {
                 Payload::If { .. } => construct.kind = ConstructKind::If,
                 Payload::Loop {
@@ -129,7 +144,7 @@ impl Verifier<'_> {
                         }
                     }
                     construct.kind = ConstructKind::Loop;
-                    construct.continue_target = facts.dense(*update);
+                    construct.continue_target = facts.number(*update);
                 }
                 Payload::SimpleLoop { body, merge } => {
                     if body.block == *merge {
@@ -138,7 +153,7 @@ impl Verifier<'_> {
                         self.report(ErrorKind::MalformedStructure, location.clone(), message);
                     }
                     construct.kind = ConstructKind::SimpleLoop;
-                    construct.continue_target = facts.dense(body.block);
+                    construct.continue_target = facts.number(body.block);
                 }
                 Payload::Switch { .. } => construct.kind = ConstructKind::Switch,
                 // Not structured: excluded above.
@@ -150,24 +165,23 @@ impl Verifier<'_> {
                 | Payload::CondBranch { .. }
                 | Payload::SwitchBranch(_) => continue,
             }
-            construct.merge = data.payload.merge().map_or(NONE, |m| facts.dense(m));
-            if construct.merge != NONE {
-                let merge = construct.merge as usize;
-                let owner = merge_owner[merge];
-                if owner == NONE {
-                    merge_owner[merge] = header as u32;
-                } else if self.options.require_unique_merge_blocks {
-                    let (merge_block, owner_block) =
-                        (facts.blocks[merge], facts.blocks[owner as usize]);
-                    let message = format!("{merge_block} is already the merge block of the construct ending {owner_block}");
-                    self.report(ErrorKind::DuplicateMerge, location.clone(), message);
+            construct.merge = data.payload.merge().and_then(|m| facts.number(m));
+            if let Some(merge) = construct.merge {
+                match merge_owner[merge].expand() {
+                    None => merge_owner[merge] = header.into(),
+                    Some(owner) if self.options.require_unique_merge_blocks => {
+                        let (merge_block, owner_block) = (facts.blocks[merge], facts.blocks[owner]);
+                        let message = format!("{merge_block} is already the merge block of the construct ending {owner_block}");
+                        self.report(ErrorKind::DuplicateMerge, location.clone(), message);
+                    }
+                    Some(_) => {}
                 }
                 if construct.is_breakable() {
                     is_break_target[merge] = true;
                 }
             }
-            if construct.continue_target != NONE {
-                is_continue_target[construct.continue_target as usize] = true;
+            if let Some(continue_target) = construct.continue_target {
+                is_continue_target[continue_target] = true;
             }
             constructs[header] = construct;
         }
@@ -182,7 +196,7 @@ impl Verifier<'_> {
                 nearest_open_constructs(facts, &constructs, Construct::is_loop),
             )
         } else {
-            (Vec::new(), Vec::new())
+            (SecondaryMap::new(), SecondaryMap::new())
         };
         for block in exits {
             let Some(terminator) = facts.terminators[block] else {
@@ -192,19 +206,18 @@ impl Verifier<'_> {
             let Payload::Jump(edge) = &data.payload else {
                 continue;
             };
-            let target = facts.dense(edge.block);
-            if target == NONE {
+            let Some(target) = facts.number(edge.block) else {
                 continue; // reported as a bad edge
-            }
+            };
             let location = Location::Inst(facts.func, facts.blocks[block], terminator);
             let is_break = data.opcode == Opcode::Break;
-            if canonical && facts.dominators.is_reachable(block as u32) {
+            if canonical && facts.dominators.is_reachable(block) {
                 let nearest = if is_break {
                     nearest_breakable[block]
                 } else {
                     nearest_loop[block]
                 };
-                if nearest == NONE {
+                let Some(nearest) = nearest.expand() else {
                     let message = if is_break {
                         "`break` is not inside any loop, simple_loop or switch"
                     } else {
@@ -212,33 +225,32 @@ impl Verifier<'_> {
                     };
                     self.report(ErrorKind::BreakOutsideConstruct, location, message);
                     continue;
-                }
-                let construct = constructs[nearest as usize];
+                };
+                let construct = constructs[nearest];
                 let (expected, role) = if is_break {
                     (construct.merge, "merges at")
                 } else {
                     (construct.continue_target, "continues at")
                 };
-                if expected != target {
-                    let expected_name = if expected == NONE {
-                        "no block in the layout".to_string()
-                    } else {
-                        facts.blocks[expected as usize].to_string()
+                if expected != Some(target) {
+                    let expected_name = match expected {
+                        None => "no block in the layout".to_string(),
+                        Some(expected) => facts.blocks[expected].to_string(),
                     };
                     let message = format!(
                         "`{}` targets {}, but the nearest enclosing {} (ending {}) {role} {expected_name}",
                         data.opcode,
                         edge.block,
                         construct.name(),
-                        facts.blocks[nearest as usize],
+                        facts.blocks[nearest],
                     );
                     self.report(ErrorKind::NonCanonicalBreakContinue, location, message);
                 }
             } else {
                 let allowed = if is_break {
-                    is_break_target[target as usize]
+                    is_break_target[target]
                 } else {
-                    is_continue_target[target as usize]
+                    is_continue_target[target]
                 };
                 if !allowed {
                     let message = if is_break {
@@ -254,32 +266,32 @@ impl Verifier<'_> {
 }
 
 /// For each reachable block, the nearest strict dominator whose construct passes
-/// `is_candidate` and whose merge does not dominate the block; `NONE` when there is none.
+/// `is_candidate` and whose merge does not dominate the block; none when there is none.
 fn nearest_open_constructs(
     facts: &BodyFacts,
-    constructs: &[Construct],
+    constructs: &SecondaryMap<BlockNumber, Construct>,
     is_candidate: fn(&Construct) -> bool,
-) -> Vec<u32> {
+) -> NearestConstructs {
     let dominators = &facts.dominators;
-    let mut nearest = vec![NONE; constructs.len()];
+    let mut nearest = NearestConstructs::with_capacity(facts.blocks.len());
     for &block in dominators.preorder() {
         let Some(parent) = dominators.idom(block) else {
             continue;
         };
-        let mut candidate = if is_candidate(&constructs[parent as usize]) {
-            parent
+        let mut candidate = if is_candidate(&constructs[parent]) {
+            Some(parent)
         } else {
-            nearest[parent as usize]
+            nearest[parent].expand()
         };
-        while candidate != NONE {
-            let merge = constructs[candidate as usize].merge;
-            if merge != NONE && dominators.dominates(merge, block) {
-                candidate = nearest[candidate as usize];
-            } else {
-                break;
+        while let Some(open) = candidate {
+            match constructs[open].merge {
+                Some(merge) if dominators.dominates(merge, block) => {
+                    candidate = nearest[open].expand();
+                }
+                Some(_) | None => break,
             }
         }
-        nearest[block as usize] = candidate;
+        nearest[block] = candidate.into();
     }
     nearest
 }

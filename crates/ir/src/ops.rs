@@ -245,6 +245,18 @@ pub enum TerminatorOp {
     Continue,
 }
 
+impl TerminatorOp {
+    /// Terminators that leave the function (or the invocation): `return`, `unreachable`,
+    /// `discard`. They have no successor.
+    pub fn is_function_exit(self) -> bool {
+        use TerminatorOp::*;
+        match self {
+            Return | Unreachable | Discard => true,
+            Br | CondBr | SwitchBr | If | Loop | SimpleLoop | Switch | Break | Continue => false,
+        }
+    }
+}
+
 /// Which texture operation a `Texture` type rule checks: the texture family's own
 /// sub-table, so consumers match it exhaustively instead of re-listing opcodes.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]

@@ -140,6 +140,15 @@ fn fixtures_hold_their_directives() {
                 continue;
             }
         };
+        let expects_errors = directives
+            .iter()
+            .any(|d| d[0] == "parse-error" || d[0] == "errors");
+        if expects_errors && expected.is_empty() {
+            // A fixture that expects errors but annotates none would pass on any input.
+            failures.push(format!(
+                "{name}: expects errors but has no `; error:` annotation"
+            ));
+        }
         if directives.iter().any(|d| d[0] == "parse-error") {
             let parsed = parse_module(&text);
             failures.extend(check_parse_error(&name, &parsed, &expected));

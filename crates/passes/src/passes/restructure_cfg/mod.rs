@@ -110,7 +110,7 @@ use cranelift_entity::{EntityRef, SecondaryMap};
 use oxir_ir::dominance::DominatorTree;
 use oxir_ir::{
     AddressSpace, Block, BlockCall, Func, Function, Inst, InstData, Metadata, Module, Opcode,
-    Payload, Type, Value, ValueDef,
+    Payload, TerminatorOp, Type, Value, ValueDef,
 };
 use std::rc::Rc;
 
@@ -890,10 +890,8 @@ impl<'a> Ctx<'a> {
         let Some(term) = function.terminator(block) else {
             return false;
         };
-        if !matches!(
-            function.dfg.inst(term).opcode,
-            Opcode::Return | Opcode::Unreachable | Opcode::Discard
-        ) {
+        let exits = function.dfg.inst(term).opcode.terminator_op();
+        if !exits.is_some_and(TerminatorOp::is_function_exit) {
             return false;
         }
         let mut count = 0;

@@ -30,7 +30,12 @@ pub enum Error {
     /// `error` is located against the source; `rendered` is the full diagnostic
     /// (`NAME:LINE:COLUMN: error: ...` and the snippet).
     #[error("{error}")]
-    Lower { error: LowerError, rendered: String },
+    Lower {
+        /// The lowering error, located against the source.
+        error: LowerError,
+        /// The full diagnostic with the input's name and a source snippet.
+        rendered: String,
+    },
     /// The entry-point filter names no entry point of the shader (a [`LowerError`] of kind
     /// `NoSuchEntryPoint`, listing the entry points there are).
     #[error("{0}")]

@@ -13,6 +13,7 @@ use std::borrow::Cow;
 pub struct Input<'a> {
     /// How diagnostics name the input (a file name, typically).
     pub name: &'a str,
+    /// The input and its language.
     pub source: Source<'a>,
 }
 
@@ -34,6 +35,7 @@ pub enum Source<'a> {
 }
 
 impl<'a> Input<'a> {
+    /// WGSL text named `name`.
     pub fn wgsl(name: &'a str, text: &'a str) -> Self {
         Input {
             name,
@@ -41,6 +43,7 @@ impl<'a> Input<'a> {
         }
     }
 
+    /// GLSL text of one stage, named `name`.
     pub fn glsl(name: &'a str, text: &'a str, stage: GlslStage) -> Self {
         Input {
             name,
@@ -48,6 +51,7 @@ impl<'a> Input<'a> {
         }
     }
 
+    /// A SPIR-V binary as the bytes of a `.spv` file, named `name`.
     pub fn spirv_bytes(name: &'a str, bytes: &'a [u8]) -> Self {
         Input {
             name,
@@ -55,6 +59,7 @@ impl<'a> Input<'a> {
         }
     }
 
+    /// A SPIR-V binary as words, named `name`.
     pub fn spirv_words(name: &'a str, words: &'a [u32]) -> Self {
         Input {
             name,
@@ -62,6 +67,7 @@ impl<'a> Input<'a> {
         }
     }
 
+    /// oxir text, named `name`.
     pub fn oxir_text(name: &'a str, text: &'a str) -> Self {
         Input {
             name,

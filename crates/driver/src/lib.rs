@@ -43,6 +43,8 @@
 //! Invariants: the same input and options give the same bytes; the input is never
 //! modified (a built module is cloned before any pass runs).
 
+#![warn(missing_docs)]
+
 mod error;
 mod input;
 
@@ -73,8 +75,10 @@ pub enum Target {
 /// How hard to optimise. Today both levels run the same pipeline (see [`target_pipeline`]).
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum OptLevel {
+    /// `-O0`: the target's driver pipeline only (what the back-end needs to write).
     #[default]
     O0,
+    /// `-O`: the driver pipeline plus the optimiser (which adds no passes yet).
     O1,
 }
 
@@ -83,6 +87,7 @@ pub enum OptLevel {
 pub struct CompileOptions {
     /// Lower only this entry point (and what it calls); shader input only.
     pub entry_point: Option<String>,
+    /// How hard to optimise.
     pub opt_level: OptLevel,
     /// The SPIR-V target environment (SPIR-V targets only).
     pub target_env: TargetEnv,

@@ -10,6 +10,80 @@
 //! refuses two edges from one block carrying different arguments).
 
 use super::*;
+use oxir_ir::dominance::{reverse_post_order, Graph};
+
+/// A node of the emitted control-flow graph: a block of the layout, or the synthetic
+/// continue block of the `simple_loop` whose body is the given block.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+enum Node {
+    B(Block),
+    C(Block),
+}
+
+/// The order blocks are emitted in: reverse post-order over the emitted edges, then the
+/// unreachable blocks in layout order, then the unreached continue blocks in `bodies` order.
+///
+/// The emitted graph is numbered layout blocks first (the entry is 0), then the continue
+/// blocks of `bodies`. A block's successors are its terminator's edges in order, an edge
+/// for which `into_continue(from, to)` holds going to `to`'s continue block instead (a back
+/// edge into a `simple_loop` body); a continue block's one successor is its body. The
+/// oxir CFG (`oxir_passes::analysis::cfg`) lacks the continue blocks, whose place in the
+/// order depends on which latch the depth-first walk reaches them from, so the graph here
+/// is built over the writer's own numbering; over the real blocks the two orders agree.
+fn emission_order(
+    f: &Function,
+    bodies: &[Block],
+    into_continue: impl Fn(Block, Block) -> bool,
+) -> R<Vec<Node>> {
+    let nodes: Vec<Node> = f
+        .layout
+        .blocks()
+        .map(Node::B)
+        .chain(bodies.iter().map(|&b| Node::C(b)))
+        .collect();
+    let mut dense_block: SecondaryMap<Block, Option<u32>> = SecondaryMap::new();
+    let mut dense_continue: SecondaryMap<Block, Option<u32>> = SecondaryMap::new();
+    for (i, node) in nodes.iter().enumerate() {
+        let i = u32::try_from(i).map_err(|_| "more blocks than u32 numbers")?;
+        match *node {
+            Node::B(b) => dense_block[b] = Some(i),
+            Node::C(b) => dense_continue[b] = Some(i),
+        }
+    }
+    let mut edges: Vec<(u32, u32)> = Vec::new();
+    for node in &nodes {
+        match *node {
+            Node::B(block) => {
+                let Some(t) = f.terminator(block) else {
+                    continue;
+                };
+                let from = dense_block[block].ok_or("a layout block without number")?;
+                for e in f.dfg.inst(t).payload.edges() {
+                    let to = if into_continue(block, e.block) {
+                        dense_continue[e.block].ok_or("a back edge into a body without continue")?
+                    } else {
+                        dense_block[e.block].ok_or("an edge to a block outside the layout")?
+                    };
+                    edges.push((from, to));
+                }
+            }
+            Node::C(body) => {
+                let from = dense_continue[body].ok_or("a continue block without number")?;
+                let to = dense_block[body].ok_or("a simple loop body outside the layout")?;
+                edges.push((from, to));
+            }
+        }
+    }
+    let graph = Graph::from_edges(nodes.len(), &edges);
+    let (reverse_post, reachable) = reverse_post_order(&graph);
+    let reached = reverse_post.iter().map(|&n| nodes[n as usize]);
+    let unreached = nodes
+        .iter()
+        .zip(&reachable)
+        .filter(|(_, &r)| !r)
+        .map(|(&n, _)| n);
+    Ok(reached.chain(unreached).collect())
+}
 
 impl Writer<'_> {
     pub(super) fn write_function(&mut self, f: &Function) -> R<()> {
@@ -144,69 +218,7 @@ impl Writer<'_> {
             }
         }
 
-        // Emission order: reverse post-order over the emitted edges, then the unreachable
-        // blocks in layout order, then unreached continue blocks.
-        //
-        // This is its own walk, not `oxir_passes::analysis::cfg::Cfg::reverse_post_order`:
-        // the emitted graph has a node the oxir CFG lacks, the synthetic continue block of a
-        // `simple_loop` (`Node::C`), which back edges into the body pass through, and its
-        // place in the order depends on where the depth-first walk first reaches it. Over
-        // the real blocks the two orders agree (checked on every function of the test
-        // suites and the shader corpus); they differ only by where continue blocks go.
-        #[derive(Copy, Clone, PartialEq, Eq, Hash)]
-        enum Node {
-            B(Block),
-            C(Block),
-        }
-        let succs = |n: Node| -> Vec<Node> {
-            match n {
-                Node::C(b) => vec![Node::B(b)],
-                Node::B(block) => f
-                    .terminator(block)
-                    .map(|t| {
-                        f.dfg
-                            .inst(t)
-                            .payload
-                            .edges()
-                            .iter()
-                            .map(|e| {
-                                if target(block, e.block).is_some() {
-                                    Node::C(e.block)
-                                } else {
-                                    Node::B(e.block)
-                                }
-                            })
-                            .collect()
-                    })
-                    .unwrap_or_default(),
-            }
-        };
-        let mut order = Vec::new();
-        let mut visited = std::collections::HashSet::new();
-        let mut stack = vec![(Node::B(entry), 0usize)];
-        visited.insert(Node::B(entry));
-        while let Some((n, i)) = stack.pop() {
-            let s = succs(n);
-            if i < s.len() {
-                stack.push((n, i + 1));
-                if visited.insert(s[i]) {
-                    stack.push((s[i], 0));
-                }
-            } else {
-                order.push(n);
-            }
-        }
-        order.reverse();
-        for block in f.layout.blocks() {
-            if visited.insert(Node::B(block)) {
-                order.push(Node::B(block));
-            }
-        }
-        for &b in &bodies {
-            if visited.insert(Node::C(b)) {
-                order.push(Node::C(b));
-            }
-        }
+        let order = emission_order(f, &bodies, |from, to| target(from, to).is_some())?;
 
         // The function.
         let void = self.b.type_void();

@@ -25,9 +25,9 @@
 //!   `ImageMSArray`, `StorageImageMultisample`, `StorageImageExtendedFormats` (`rg32float`),
 //!   each only when such a type is declared.
 
-use super::lowering::{ImageOp, SampleKind};
 use super::*;
 use oxir_ir::types::{SampledKind, TexelFormat, TextureDim, TextureShape};
+use oxir_ir::TextureOp;
 use rspirv::spirv::{Dim, ImageFormat, ImageOperands};
 
 /// `OpTypeImage` operand `Depth`: not a depth image.
@@ -260,147 +260,206 @@ impl Writer<'_> {
     }
 
     /// Writes the texture op `op`.
-    pub(super) fn image(&mut self, f: &Function, c: &Operands, op: ImageOp) -> R<()> {
+    pub(super) fn image(&mut self, f: &Function, c: &Operands, op: TextureOp) -> R<()> {
         let (rid, rt) = (c.rid, c.rt.unwrap_or(0));
         let args = &c.args;
         match op {
-            ImageOp::Sample(kind) => {
-                let tex = self.tex(f, args[0])?;
-                let layer = tex.shape.arrayed.then(|| args[3]);
-                let extra = 3 + usize::from(tex.shape.arrayed);
-                let image = self.val(f, args[0])?;
-                let sampler = self.val(f, args[1])?;
-                let si_ty = self.b.type_sampled_image(tex.ty);
-                let si = self.op(
-                    Op::SampledImage,
-                    Some(si_ty),
-                    None,
-                    Self::ids(&[image, sampler]),
+            TextureOp::Sample => {
+                let s = self.sampling(f, args)?;
+                self.texel_result(s.tex, Op::ImageSampleImplicitLod, rt, rid, s.ops)
+            }
+            TextureOp::SampleBias => {
+                let mut s = self.sampling(f, args)?;
+                let b = self.val(f, args[s.extra])?;
+                s.ops.push(Operand::ImageOperands(ImageOperands::BIAS));
+                s.ops.push(Operand::IdRef(b));
+                self.texel_result(s.tex, Op::ImageSampleImplicitLod, rt, rid, s.ops)
+            }
+            TextureOp::SampleLevel => {
+                let mut s = self.sampling(f, args)?;
+                let l = self.float_of(f, args[s.extra])?;
+                s.ops.push(Operand::ImageOperands(ImageOperands::LOD));
+                s.ops.push(Operand::IdRef(l));
+                self.texel_result(s.tex, Op::ImageSampleExplicitLod, rt, rid, s.ops)
+            }
+            TextureOp::SampleGrad => {
+                let mut s = self.sampling(f, args)?;
+                let (dx, dy) = (self.val(f, args[s.extra])?, self.val(f, args[s.extra + 1])?);
+                s.ops.push(Operand::ImageOperands(ImageOperands::GRAD));
+                s.ops.push(Operand::IdRef(dx));
+                s.ops.push(Operand::IdRef(dy));
+                self.texel_result(s.tex, Op::ImageSampleExplicitLod, rt, rid, s.ops)
+            }
+            TextureOp::SampleCompare => {
+                let mut s = self.sampling(f, args)?;
+                let dref = self.val(f, args[s.extra])?;
+                let zero = self.b.type_float(32);
+                let zero = self.b.constant_bit32(zero, 0);
+                s.ops.push(Operand::IdRef(dref));
+                s.ops.push(Operand::ImageOperands(ImageOperands::LOD));
+                s.ops.push(Operand::IdRef(zero));
+                self.op(Op::ImageSampleDrefExplicitLod, Some(rt), rid, s.ops)?;
+                Ok(())
+            }
+            TextureOp::Load => self.texture_load(f, args, rt, rid),
+            TextureOp::Store => self.texture_store(f, args),
+            TextureOp::Dimensions => self.texture_size(f, args, SizeQuery::Dimensions, rt, rid),
+            TextureOp::NumLayers => self.texture_size(f, args, SizeQuery::Layers, rt, rid),
+            TextureOp::NumLevels => self.texture_count(f, args, Op::ImageQueryLevels, rt, rid),
+            TextureOp::NumSamples => self.texture_count(f, args, Op::ImageQuerySamples, rt, rid),
+        }
+    }
+
+    /// The start of every sample: `OpSampledImage` of `args[0]` and `args[1]`, and the
+    /// coordinate `args[2]` with the layer (`args[3]` when arrayed) appended.
+    fn sampling(&mut self, f: &Function, args: &[Value]) -> R<Sampling> {
+        let tex = self.tex(f, args[0])?;
+        let layer = tex.shape.arrayed.then(|| args[3]);
+        let extra = 3 + usize::from(tex.shape.arrayed);
+        let image = self.val(f, args[0])?;
+        let sampler = self.val(f, args[1])?;
+        let si_ty = self.b.type_sampled_image(tex.ty);
+        let si = self.op(
+            Op::SampledImage,
+            Some(si_ty),
+            None,
+            Self::ids(&[image, sampler]),
+        )?;
+        let coord = self.layered(f, args[2], layer, true)?;
+        let ops = vec![Operand::IdRef(si), Operand::IdRef(coord)];
+        Ok(Sampling { tex, ops, extra })
+    }
+
+    /// `texture_load`: `OpImageRead` on storage textures, `OpImageFetch` with `Lod` (or
+    /// `Sample` when multisampled) on sampled ones.
+    fn texture_load(&mut self, f: &Function, args: &[Value], rt: Word, rid: Option<Word>) -> R<()> {
+        let tex = self.tex(f, args[0])?;
+        let layer = tex.shape.arrayed.then(|| args[2]);
+        let extra = 2 + usize::from(tex.shape.arrayed);
+        let image = self.val(f, args[0])?;
+        let coord = self.layered(f, args[1], layer, false)?;
+        let mut ops = vec![Operand::IdRef(image), Operand::IdRef(coord)];
+        if tex.kind.is_none() {
+            self.op(Op::ImageRead, Some(rt), rid, ops)?;
+            return Ok(());
+        }
+        let x = self.val(f, args[extra])?;
+        ops.push(Operand::ImageOperands(if tex.shape.multisampled {
+            ImageOperands::SAMPLE
+        } else {
+            ImageOperands::LOD
+        }));
+        ops.push(Operand::IdRef(x));
+        self.texel_result(tex, Op::ImageFetch, rt, rid, ops)
+    }
+
+    /// `texture_store`: `OpImageWrite`.
+    fn texture_store(&mut self, f: &Function, args: &[Value]) -> R<()> {
+        let tex = self.tex(f, args[0])?;
+        let layer = tex.shape.arrayed.then(|| args[2]);
+        let value = 2 + usize::from(tex.shape.arrayed);
+        let image = self.val(f, args[0])?;
+        let coord = self.layered(f, args[1], layer, false)?;
+        let v = self.val(f, args[value])?;
+        self.op(Op::ImageWrite, None, None, Self::ids(&[image, coord, v]))?;
+        Ok(())
+    }
+
+    /// `texture_dimensions` and `texture_num_layers`: the image size (with the level, `0`
+    /// when absent, on single-sampled sampled textures), then its size part or its layer
+    /// count.
+    fn texture_size(
+        &mut self,
+        f: &Function,
+        args: &[Value],
+        query: SizeQuery,
+        rt: Word,
+        rid: Option<Word>,
+    ) -> R<()> {
+        self.cap(Capability::ImageQuery);
+        let tex = self.tex(f, args[0])?;
+        let image = self.val(f, args[0])?;
+        let base = match tex.shape.dim {
+            TextureDim::D1 => 1,
+            TextureDim::D2 | TextureDim::Cube => 2,
+            TextureDim::D3 => 3,
+        };
+        let n = base + u32::from(tex.shape.arrayed);
+        let u = self.b.type_int(32, 0);
+        let size_ty = if n == 1 { u } else { self.b.type_vector(u, n) };
+        let size = if tex.kind.is_some() && !tex.shape.multisampled {
+            let level = match args.get(1) {
+                Some(&l) => self.val(f, l)?,
+                None => self.const_u32(0),
+            };
+            self.op(
+                Op::ImageQuerySizeLod,
+                Some(size_ty),
+                None,
+                Self::ids(&[image, level]),
+            )?
+        } else {
+            self.op(Op::ImageQuerySize, Some(size_ty), None, Self::ids(&[image]))?
+        };
+        match query {
+            SizeQuery::Layers => {
+                self.op(
+                    Op::CompositeExtract,
+                    Some(rt),
+                    rid,
+                    vec![Operand::IdRef(size), Operand::LiteralBit32(n - 1)],
                 )?;
-                let coord = self.layered(f, args[2], layer, true)?;
-                let mut ops = vec![Operand::IdRef(si), Operand::IdRef(coord)];
-                let opcode = match kind {
-                    SampleKind::Implicit => Op::ImageSampleImplicitLod,
-                    SampleKind::Bias => {
-                        let b = self.val(f, args[extra])?;
-                        ops.push(Operand::ImageOperands(ImageOperands::BIAS));
-                        ops.push(Operand::IdRef(b));
-                        Op::ImageSampleImplicitLod
-                    }
-                    SampleKind::Level => {
-                        let l = self.float_of(f, args[extra])?;
-                        ops.push(Operand::ImageOperands(ImageOperands::LOD));
-                        ops.push(Operand::IdRef(l));
-                        Op::ImageSampleExplicitLod
-                    }
-                    SampleKind::Grad => {
-                        let (dx, dy) = (self.val(f, args[extra])?, self.val(f, args[extra + 1])?);
-                        ops.push(Operand::ImageOperands(ImageOperands::GRAD));
-                        ops.push(Operand::IdRef(dx));
-                        ops.push(Operand::IdRef(dy));
-                        Op::ImageSampleExplicitLod
-                    }
-                    SampleKind::Compare => {
-                        let dref = self.val(f, args[extra])?;
-                        let zero = self.b.type_float(32);
-                        let zero = self.b.constant_bit32(zero, 0);
-                        ops.push(Operand::IdRef(dref));
-                        ops.push(Operand::ImageOperands(ImageOperands::LOD));
-                        ops.push(Operand::IdRef(zero));
-                        self.op(Op::ImageSampleDrefExplicitLod, Some(rt), rid, ops)?;
-                        return Ok(());
-                    }
-                };
-                self.texel_result(tex, opcode, rt, rid, ops)?;
             }
-            ImageOp::Load => {
-                let tex = self.tex(f, args[0])?;
-                let layer = tex.shape.arrayed.then(|| args[2]);
-                let extra = 2 + usize::from(tex.shape.arrayed);
-                let image = self.val(f, args[0])?;
-                let coord = self.layered(f, args[1], layer, false)?;
-                let mut ops = vec![Operand::IdRef(image), Operand::IdRef(coord)];
-                if tex.kind.is_none() {
-                    self.op(Op::ImageRead, Some(rt), rid, ops)?;
-                    return Ok(());
-                }
-                let x = self.val(f, args[extra])?;
-                ops.push(Operand::ImageOperands(if tex.shape.multisampled {
-                    ImageOperands::SAMPLE
-                } else {
-                    ImageOperands::LOD
-                }));
-                ops.push(Operand::IdRef(x));
-                self.texel_result(tex, Op::ImageFetch, rt, rid, ops)?;
+            SizeQuery::Dimensions if n == base => {
+                self.op(Op::CopyObject, Some(rt), rid, Self::ids(&[size]))?;
             }
-            ImageOp::Store => {
-                let tex = self.tex(f, args[0])?;
-                let layer = tex.shape.arrayed.then(|| args[2]);
-                let value = 2 + usize::from(tex.shape.arrayed);
-                let image = self.val(f, args[0])?;
-                let coord = self.layered(f, args[1], layer, false)?;
-                let v = self.val(f, args[value])?;
-                self.op(Op::ImageWrite, None, None, Self::ids(&[image, coord, v]))?;
+            SizeQuery::Dimensions if base == 1 => {
+                self.op(
+                    Op::CompositeExtract,
+                    Some(rt),
+                    rid,
+                    vec![Operand::IdRef(size), Operand::LiteralBit32(0)],
+                )?;
             }
-            ImageOp::Dimensions | ImageOp::NumLayers => {
-                self.cap(Capability::ImageQuery);
-                let tex = self.tex(f, args[0])?;
-                let image = self.val(f, args[0])?;
-                let base = match tex.shape.dim {
-                    TextureDim::D1 => 1,
-                    TextureDim::D2 | TextureDim::Cube => 2,
-                    TextureDim::D3 => 3,
-                };
-                let n = base + u32::from(tex.shape.arrayed);
-                let u = self.b.type_int(32, 0);
-                let size_ty = if n == 1 { u } else { self.b.type_vector(u, n) };
-                let size = if tex.kind.is_some() && !tex.shape.multisampled {
-                    let level = match args.get(1) {
-                        Some(&l) => self.val(f, l)?,
-                        None => self.const_u32(0),
-                    };
-                    self.op(
-                        Op::ImageQuerySizeLod,
-                        Some(size_ty),
-                        None,
-                        Self::ids(&[image, level]),
-                    )?
-                } else {
-                    self.op(Op::ImageQuerySize, Some(size_ty), None, Self::ids(&[image]))?
-                };
-                if op == ImageOp::NumLayers {
-                    self.op(
-                        Op::CompositeExtract,
-                        Some(rt),
-                        rid,
-                        vec![Operand::IdRef(size), Operand::LiteralBit32(n - 1)],
-                    )?;
-                } else if n == base {
-                    self.op(Op::CopyObject, Some(rt), rid, Self::ids(&[size]))?;
-                } else if base == 1 {
-                    self.op(
-                        Op::CompositeExtract,
-                        Some(rt),
-                        rid,
-                        vec![Operand::IdRef(size), Operand::LiteralBit32(0)],
-                    )?;
-                } else {
-                    let mut ops = Self::ids(&[size, size]);
-                    ops.extend((0..base).map(Operand::LiteralBit32));
-                    self.op(Op::VectorShuffle, Some(rt), rid, ops)?;
-                }
-            }
-            ImageOp::NumLevels | ImageOp::NumSamples => {
-                self.cap(Capability::ImageQuery);
-                let image = self.val(f, args[0])?;
-                let o = if op == ImageOp::NumLevels {
-                    Op::ImageQueryLevels
-                } else {
-                    Op::ImageQuerySamples
-                };
-                self.op(o, Some(rt), rid, Self::ids(&[image]))?;
+            SizeQuery::Dimensions => {
+                let mut ops = Self::ids(&[size, size]);
+                ops.extend((0..base).map(Operand::LiteralBit32));
+                self.op(Op::VectorShuffle, Some(rt), rid, ops)?;
             }
         }
         Ok(())
     }
+
+    /// `texture_num_levels` / `texture_num_samples`: one query instruction on the image.
+    fn texture_count(
+        &mut self,
+        f: &Function,
+        args: &[Value],
+        query: Op,
+        rt: Word,
+        rid: Option<Word>,
+    ) -> R<()> {
+        self.cap(Capability::ImageQuery);
+        let image = self.val(f, args[0])?;
+        self.op(query, Some(rt), rid, Self::ids(&[image]))?;
+        Ok(())
+    }
+}
+
+/// The operands every sample starts with, and where the op's own trailing arguments
+/// (bias, level, gradients, depth reference) start in its argument list.
+struct Sampling {
+    tex: Tex,
+    /// The combined image-sampler and the coordinate.
+    ops: Vec<Operand>,
+    extra: usize,
+}
+
+/// Which part of the image size a size query returns.
+#[derive(Copy, Clone)]
+enum SizeQuery {
+    /// `texture_dimensions`: the size without the layer count.
+    Dimensions,
+    /// `texture_num_layers`: the layer count (the size's last component).
+    Layers,
 }

@@ -3,15 +3,15 @@
 //! here (or refused, with the reason the preflight reports).
 //!
 //! Each lowering names the per-concern writer that handles it and a typed selector for that
-//! writer ([`ArithOp`], [`MathOp`], [`MemoryOp`], [`Register`], [`ImageOp`],
-//! [`TerminatorOp`]). Those writers match their selector exhaustively, so a new selector
+//! writer ([`ArithOp`], [`MathOp`], [`MemoryOp`], [`Register`], and the op table's own
+//! [`TextureOp`] and [`TerminatorOp`]). Those writers match their selector exhaustively, so a new selector
 //! variant fails to compile until it is written, and no writer can be handed an op of
 //! another concern. Where a selector already determines the SPIR-V instruction or the
 //! GLSL.std.450 extended instruction, the selector carries it.
 
 use rspirv::spirv::{GLOp, Op};
 
-use oxir_ir::{Opcode, TerminatorOp};
+use oxir_ir::{Opcode, TerminatorOp, TextureOp};
 
 /// The writer of an op, with the op as that writer's selector.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -24,8 +24,9 @@ pub(crate) enum Lowering {
     Memory(MemoryOp),
     /// Special-register reads (`memory.rs`, through the interface's built-ins).
     Register(Register),
-    /// Texture sampling, fetches, stores and queries (`images.rs`).
-    Image(ImageOp),
+    /// Texture sampling, fetches, stores and queries (`images.rs`), selected by the op
+    /// table's `TextureOp`.
+    Image(TextureOp),
     /// Block terminators (the op table's `TerminatorOp`), written with the control flow
     /// (`functions.rs`); `switch_br` is refused before this.
     Terminator(TerminatorOp),
@@ -173,28 +174,6 @@ pub(crate) enum Register {
     BaseInstance,
     SampleIndex,
     PrimitiveId,
-}
-
-/// Ops of `images.rs`.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub(crate) enum ImageOp {
-    Sample(SampleKind),
-    Load,
-    Store,
-    Dimensions,
-    NumLevels,
-    NumLayers,
-    NumSamples,
-}
-
-/// The texture sampling variants.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub(crate) enum SampleKind {
-    Implicit,
-    Bias,
-    Level,
-    Grad,
-    Compare,
 }
 
 /// Whether a block ending in `op` can hold an `OpLoopMerge` (a loop's prepare block): a
@@ -357,17 +336,17 @@ pub(crate) fn lowering(op: Opcode) -> Lowering {
         O::BaseInstance => Lowering::Register(Register::BaseInstance),
         O::SampleIndex => Lowering::Register(Register::SampleIndex),
         O::PrimitiveId => Lowering::Register(Register::PrimitiveId),
-        O::TextureSample => Image(ImageOp::Sample(SampleKind::Implicit)),
-        O::TextureSampleBias => Image(ImageOp::Sample(SampleKind::Bias)),
-        O::TextureSampleLevel => Image(ImageOp::Sample(SampleKind::Level)),
-        O::TextureSampleGrad => Image(ImageOp::Sample(SampleKind::Grad)),
-        O::TextureSampleCompare => Image(ImageOp::Sample(SampleKind::Compare)),
-        O::TextureLoad => Image(ImageOp::Load),
-        O::TextureStore => Image(ImageOp::Store),
-        O::TextureDimensions => Image(ImageOp::Dimensions),
-        O::TextureNumLevels => Image(ImageOp::NumLevels),
-        O::TextureNumLayers => Image(ImageOp::NumLayers),
-        O::TextureNumSamples => Image(ImageOp::NumSamples),
+        O::TextureSample => Image(TextureOp::Sample),
+        O::TextureSampleBias => Image(TextureOp::SampleBias),
+        O::TextureSampleLevel => Image(TextureOp::SampleLevel),
+        O::TextureSampleGrad => Image(TextureOp::SampleGrad),
+        O::TextureSampleCompare => Image(TextureOp::SampleCompare),
+        O::TextureLoad => Image(TextureOp::Load),
+        O::TextureStore => Image(TextureOp::Store),
+        O::TextureDimensions => Image(TextureOp::Dimensions),
+        O::TextureNumLevels => Image(TextureOp::NumLevels),
+        O::TextureNumLayers => Image(TextureOp::NumLayers),
+        O::TextureNumSamples => Image(TextureOp::NumSamples),
         O::Call => Refused("calls that survive inlining"),
         O::Print => Refused("print"),
         O::Assert => Refused("assert"),

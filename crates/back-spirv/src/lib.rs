@@ -65,12 +65,14 @@
 //! shaders); subgroup ids under Vulkan 1.0; more than one push-constant global; a module
 //! without entry points.
 
+#![warn(missing_docs)]
+
 mod preflight;
 mod writer;
 
 use oxir_ir::verifier::VerifierOptions;
 use oxir_ir::{Block, Inst, Module};
-use oxir_passes::pipeline::PassPipeline;
+use oxir_passes::pipeline::{PassPipeline, PipelineError};
 use std::fmt;
 
 pub use preflight::{opcode_support, preflight, Support};
@@ -78,14 +80,19 @@ pub use preflight::{opcode_support, preflight, Support};
 /// A Vulkan target environment.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub enum TargetEnv {
+    /// Vulkan 1.0: SPIR-V 1.0.
     Vulkan1_0,
+    /// Vulkan 1.1: SPIR-V 1.3 (the default).
     #[default]
     Vulkan1_1,
+    /// Vulkan 1.2: SPIR-V 1.5.
     Vulkan1_2,
+    /// Vulkan 1.3: SPIR-V 1.6.
     Vulkan1_3,
 }
 
 impl TargetEnv {
+    /// Every environment, oldest first.
     pub const ALL: [TargetEnv; 4] = [
         TargetEnv::Vulkan1_0,
         TargetEnv::Vulkan1_1,
@@ -103,6 +110,7 @@ impl TargetEnv {
         }
     }
 
+    /// The environment spelled `name` (`vulkan1.0` .. `vulkan1.3`), if any.
     pub fn from_name(name: &str) -> Option<Self> {
         TargetEnv::ALL.into_iter().find(|t| t.name() == name)
     }
@@ -121,6 +129,7 @@ impl TargetEnv {
 /// Options of the SPIR-V back-end.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct Options {
+    /// The Vulkan environment the module is written for.
     pub target_env: TargetEnv,
 }
 
@@ -129,8 +138,11 @@ pub struct Options {
 /// e.g. a global's type).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Location {
+    /// The function's name; `None` for module-level items (types, globals, capabilities).
     pub function: Option<String>,
+    /// The block, when the error is inside one.
     pub block: Option<Block>,
+    /// The instruction, when the error is about one.
     pub instruction: Option<Inst>,
 }
 
@@ -156,14 +168,25 @@ pub enum Error {
     /// The preflight refused the module: it uses something SPIR-V for the target
     /// environment cannot express (user-facing; the text names what, not where).
     #[error("unsupported: {what}")]
-    Unsupported { what: String, location: Location },
+    Unsupported {
+        /// What the target cannot express.
+        what: String,
+        /// Where the module uses it.
+        location: Location,
+    },
     /// The writer failed on a module the preflight accepted: a bug (the preflight should
     /// have refused it), or an `rspirv` builder error.
     #[error("internal error in the SPIR-V writer: {message} (at {location}; this is a bug)")]
-    Internal { location: Location, message: String },
-    /// The driver pipeline failed.
+    Internal {
+        /// Where the writer was.
+        location: Location,
+        /// What went wrong.
+        message: String,
+    },
+    /// The driver pipeline failed: the pass, and its typed refusal with the function and
+    /// block where it has one.
     #[error("pass {0}")]
-    Pipeline(String),
+    Pipeline(PipelineError),
     /// The module given to [`write_module`] does not pass the structured verifier.
     #[error("the module is not valid structured oxir:\n{0}")]
     Invalid(String),
@@ -196,7 +219,7 @@ pub fn pipeline() -> PassPipeline {
 pub fn prepare(module: &mut Module) -> Result<(), Error> {
     let stats = pipeline().run(module);
     match stats.error {
-        Some(e) => Err(Error::Pipeline(e.to_string())),
+        Some(e) => Err(Error::Pipeline(e)),
         None => Ok(()),
     }
 }

@@ -248,17 +248,17 @@ impl Writer<'_> {
                         }
                         let mut pairs = Vec::new();
                         for (pred, args) in &incoming {
-                            pairs.push((self.val(f, args[i])?, self.exit_label(*pred)));
+                            pairs.push((self.val(f, args[i])?, self.exit_label(*pred)?));
                         }
                         self.b.phi(t, Some(id), pairs)?;
                     }
-                    let body = self.label(b);
+                    let body = self.label(b)?;
                     self.op(Op::Branch, None, None, vec![Operand::IdRef(body)])?;
                 }
                 Node::B(block) => {
                     self.at.block = Some(block);
                     self.at.instruction = None;
-                    self.b.begin_block(Some(self.label(block)))?;
+                    self.b.begin_block(Some(self.label(block)?))?;
                     if first {
                         first = false;
                         self.function_prologue(f, entry)?;
@@ -270,7 +270,7 @@ impl Writer<'_> {
                     if let Some((_, merge)) = simple_body[block] {
                         let cont =
                             continue_of[block].ok_or("a simple loop body without continue")?;
-                        let merge = self.label(merge);
+                        let merge = self.label(merge)?;
                         self.b
                             .loop_merge(merge, cont, spirv::LoopControl::NONE, [])?;
                         let content =
@@ -430,7 +430,7 @@ impl Writer<'_> {
         )?;
         self.b.begin_block(Some(z))?;
         for &(g, c) in inits {
-            let var = self.global(g).id;
+            let var = self.global(g)?.id;
             self.mark_global(var);
             let value = self.constant(c)?;
             self.op(Op::Store, None, None, Self::ids(&[var, value]))?;
@@ -460,7 +460,7 @@ impl Writer<'_> {
             let t = self.ty(f.dfg.value_type(p))?;
             let mut pairs = Vec::new();
             for (pred, args) in incoming {
-                pairs.push((self.val(f, args[i])?, self.exit_label(*pred)));
+                pairs.push((self.val(f, args[i])?, self.exit_label(*pred)?));
             }
             if let Some(cont) = continue_of[block] {
                 // The continue block's value is known only once it is emitted.
@@ -482,9 +482,12 @@ impl Writer<'_> {
         target: &dyn Fn(Block, Block) -> Option<Word>,
     ) -> R<()> {
         let data = f.dfg.inst(inst);
-        let dest = |this: &Self, to: Block| target(block, to).unwrap_or(this.label(to));
+        let dest = |this: &Self, to: Block| match target(block, to) {
+            Some(word) => Ok(word),
+            None => this.label(to),
+        };
         if let Some((merge, update)) = prepare_of[block] {
-            let (m, u) = (self.label(merge), self.label(update));
+            let (m, u) = (self.label(merge)?, self.label(update)?);
             self.b.loop_merge(m, u, spirv::LoopControl::NONE, [])?;
         }
         let Lowering::Terminator(op) = lowering(data.opcode) else {
@@ -500,21 +503,21 @@ impl Writer<'_> {
                 let Payload::Jump(to) = payload else {
                     return Err(mismatch());
                 };
-                let l = dest(self, to.block);
+                let l = dest(self, to.block)?;
                 self.op(Op::Branch, None, None, vec![Operand::IdRef(l)])?;
             }
             TerminatorOp::Loop => {
                 let Payload::Loop { prepare, .. } = payload else {
                     return Err(mismatch());
                 };
-                let l = dest(self, prepare.block);
+                let l = dest(self, prepare.block)?;
                 self.op(Op::Branch, None, None, vec![Operand::IdRef(l)])?;
             }
             TerminatorOp::SimpleLoop => {
                 let Payload::SimpleLoop { body, .. } = payload else {
                     return Err(mismatch());
                 };
-                let l = dest(self, body.block);
+                let l = dest(self, body.block)?;
                 self.op(Op::Branch, None, None, vec![Operand::IdRef(l)])?;
             }
             TerminatorOp::CondBr => {
@@ -526,7 +529,7 @@ impl Writer<'_> {
                     return Err(mismatch());
                 };
                 let c = self.val(f, data.args[0])?;
-                let (t, e) = (dest(self, then_dest.block), dest(self, else_dest.block));
+                let (t, e) = (dest(self, then_dest.block)?, dest(self, else_dest.block)?);
                 self.op(Op::BranchConditional, None, None, Self::ids(&[c, t, e]))?;
             }
             TerminatorOp::If => {
@@ -540,11 +543,11 @@ impl Writer<'_> {
                 };
                 let c = self.val(f, data.args[0])?;
                 let m = match merge {
-                    Some(m) => self.label(*m),
+                    Some(m) => self.label(*m)?,
                     None => if_without_merge[block].ok_or("an `if` without merge label")?,
                 };
                 self.b.selection_merge(m, spirv::SelectionControl::NONE)?;
-                let (t, e) = (dest(self, then_dest.block), dest(self, else_dest.block));
+                let (t, e) = (dest(self, then_dest.block)?, dest(self, else_dest.block)?);
                 self.op(Op::BranchConditional, None, None, Self::ids(&[c, t, e]))?;
             }
             TerminatorOp::Switch => {
@@ -554,11 +557,11 @@ impl Writer<'_> {
                 let sel = f.resolve(data.args[0]);
                 let wide = self.scalar_of(f.dfg.value_type(sel))?.bits == 64;
                 let s = self.val(f, sel)?;
-                let m = self.label(*merge);
+                let m = self.label(*merge)?;
                 self.b.selection_merge(m, spirv::SelectionControl::NONE)?;
                 let mut ops = vec![
                     Operand::IdRef(s),
-                    Operand::IdRef(dest(self, table.default.block)),
+                    Operand::IdRef(dest(self, table.default.block)?),
                 ];
                 for (label, to) in &table.cases {
                     ops.push(if wide {
@@ -566,7 +569,7 @@ impl Writer<'_> {
                     } else {
                         Operand::LiteralBit32(*label as u32)
                     });
-                    ops.push(Operand::IdRef(dest(self, to.block)));
+                    ops.push(Operand::IdRef(dest(self, to.block)?));
                 }
                 self.op(Op::Switch, None, None, ops)?;
             }

@@ -54,7 +54,7 @@ impl Writer<'_> {
                 let mut ops = Vec::new();
                 match f.dfg.value_def(base) {
                     ValueDef::Global(g) => {
-                        let gv = self.global(g);
+                        let gv = self.global(g)?;
                         self.mark_global(gv.id);
                         ops.push(Operand::IdRef(gv.id));
                         if gv.wrapped {
@@ -71,7 +71,7 @@ impl Writer<'_> {
             ArrayLength => {
                 let (g, member) = array_length_base(self.m, f, args[0])
                     .ok_or("array_length of a pointer that is not a buffer's runtime array")?;
-                let gv = self.global(g);
+                let gv = self.global(g)?;
                 self.mark_global(gv.id);
                 self.op(
                     Op::ArrayLength,
@@ -173,7 +173,7 @@ impl Writer<'_> {
             }
             ValueDef::Const(c) => self.constant(c),
             ValueDef::Global(g) => {
-                let gv = self.global(g);
+                let gv = self.global(g)?;
                 self.mark_global(gv.id);
                 if gv.wrapped {
                     let pt = self.ty(f.dfg.value_type(v))?;
@@ -203,7 +203,7 @@ impl Writer<'_> {
     /// buffer global's own `Block` struct, or the type in the space's layout.
     fn memory_type(&mut self, f: &Function, ptr: Value, pointee: Type, lay: Lay) -> R<Word> {
         if let ValueDef::Global(g) = f.dfg.value_def(f.resolve(ptr)) {
-            if let Some(t) = self.global(g).block_ty {
+            if let Some(t) = self.global(g)?.block_ty {
                 return Ok(t);
             }
         }

@@ -189,18 +189,18 @@ impl<'a> Writer<'a> {
     }
 
     /// The label of `block` (every block in the layout has one, given before any is used).
-    fn label(&self, block: Block) -> Word {
-        self.labels[block].expect("every block in the layout has a label")
+    fn label(&self, block: Block) -> R<Word> {
+        self.labels[block].ok_or_else(|| format!("{block} has no label").into())
     }
 
     /// The label of the SPIR-V block that ends `block`.
-    fn exit_label(&self, block: Block) -> Word {
-        self.exit_labels[block].expect("every block in the layout has an exit label")
+    fn exit_label(&self, block: Block) -> R<Word> {
+        self.exit_labels[block].ok_or_else(|| format!("{block} has no exit label").into())
     }
 
     /// The variable of global `g` (every global is declared before functions are written).
-    fn global(&self, g: Global) -> GlobalVar {
-        self.globals[g].expect("every global is declared first")
+    fn global(&self, g: Global) -> R<GlobalVar> {
+        self.globals[g].ok_or_else(|| format!("{g} is used before it is declared").into())
     }
 
     fn extension(&mut self, name: &'static str) {

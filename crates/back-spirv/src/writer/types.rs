@@ -271,7 +271,9 @@ impl Writer<'_> {
             let (var_ty, wrapped) = if is_buffer {
                 let (st, wrapped) = if let TypeData::Struct(s) = self.tdata(data.ty) {
                     // A fresh copy of the struct as the Block, so nested uses stay plain.
-                    let rules = lay.rules().expect("buffer layout");
+                    let rules = lay
+                        .rules()
+                        .ok_or("a buffer global without buffer layout rules")?;
                     let mut members = Vec::new();
                     for m in &s.members {
                         members.push(self.type_lay(m.ty, lay)?);
@@ -284,7 +286,9 @@ impl Writer<'_> {
                     }
                     (id, false)
                 } else {
-                    let rules = lay.rules().expect("buffer layout");
+                    let rules = lay
+                        .rules()
+                        .ok_or("a buffer global without buffer layout rules")?;
                     let inner = self.type_lay(data.ty, lay)?;
                     let id = self.b.id();
                     self.b.type_struct_id(Some(id), [inner]);

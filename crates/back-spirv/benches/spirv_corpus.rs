@@ -1,6 +1,6 @@
 //! SPIR-V size and compile time on the shader corpus, next to naga.
 //!
-//! Every WGSL / GLSL shader of `tests/shaders/` and of `../shared/corpus/` (skipped with a
+//! Every WGSL / GLSL shader of `tests/shaders/` and of the shared shader corpus (skipped with a
 //! message when the folder is absent) that naga parses and validates is compiled three
 //! ways: by oxir (`oxir_naga::lower` then `oxir_spirv::compile`, the whole back-end:
 //! `normalize`, `structurize`, `mem2reg`, the writer), by naga's own SPIR-V writer, and by

@@ -1,5 +1,5 @@
 //! `oxir run --engine vulkan`: three independent paths agree on every compute kernel of the
-//! project's shaders and of `../shared/corpus/` that the interpreter runs —
+//! project's shaders and of the shared shader corpus that the interpreter runs —
 //!
 //! 1. `oxir run FILE --engine interp` (the oracle),
 //! 2. `oxir run FILE --engine vulkan` (oxir's SPIR-V, checked by `spirv-val` first),

@@ -1,5 +1,5 @@
 //! Lowering throughput next to naga's own parse + validate throughput, in source bytes per
-//! second, over the shader corpus (`../shared/corpus/`, or `$OXIR_CORPUS_DIR`; the
+//! second, over the shared shader corpus (`$OXIR_CORPUS_DIR` or its default location; the
 //! project's `tests/shaders/` when there is no corpus). Both run over the same files: every
 //! file naga accepts and oxir lowers completely. The lowering must cost less than naga's
 //! parsing and validation.

@@ -1,5 +1,6 @@
 //! The corpus test: every WGSL, GLSL (`.vert`, `.frag`, `.comp`) and SPIR-V (`.spv`) file
-//! under `../shared/corpus/` (third-party shaders, never copied into the project).
+//! of the shared shader corpus (`OXIR_CORPUS_DIR`; third-party shaders, never copied into
+//! the project).
 //!
 //! For every file naga accepts, lowering must produce a module that passes the verifier
 //! (with oxir-naga's options) or refuse with an `unsupported:` error that names a

@@ -1,7 +1,7 @@
 //! Helpers shared by oxir's tests and benchmarks: where the repository and the shared
 //! shader corpus are. Not published; a dev-dependency only.
 //!
-//! The corpus (`../shared/corpus/`, third-party shaders) is never copied into the
+//! The corpus (third-party shaders, `OXIR_CORPUS_DIR`) is never copied into the
 //! repository: tests read it in place and skip, with a message, when it is absent.
 
 use std::path::{Path, PathBuf};

@@ -67,7 +67,8 @@ pub(crate) fn line(value: &impl Serialize) -> String {
     value
         .serialize(&mut serializer)
         .expect("serializing plain data to memory cannot fail");
-    String::from_utf8(out).expect("serde_json writes UTF-8")
+    // serde_json writes UTF-8.
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// Lowercase hex of `bytes`, two digits each.

@@ -90,20 +90,30 @@ pub(crate) enum Shader<'a> {
     Binary(Cow<'a, [u8]>),
 }
 
-impl<'a> Shader<'a> {
-    /// The shader of `source`; `None` for oxir text and modules.
-    pub(crate) fn of(source: &Source<'a>) -> Option<Self> {
+/// What an input is, once: a shader for naga, oxir text, or a built module.
+pub(crate) enum Classified<'a> {
+    Shader(Shader<'a>),
+    OxirText(&'a str),
+    Module(&'a Module),
+}
+
+impl<'a> Classified<'a> {
+    /// Classifies `source`.
+    pub(crate) fn of(source: &Source<'a>) -> Self {
         match *source {
-            Source::Wgsl(text) => Some(Shader::Text(text, None)),
-            Source::Glsl(text, stage) => Some(Shader::Text(text, Some(stage))),
-            Source::SpirvBytes(bytes) => Some(Shader::Binary(Cow::Borrowed(bytes))),
-            Source::SpirvWords(words) => Some(Shader::Binary(Cow::Owned(
+            Source::Wgsl(text) => Classified::Shader(Shader::Text(text, None)),
+            Source::Glsl(text, stage) => Classified::Shader(Shader::Text(text, Some(stage))),
+            Source::SpirvBytes(bytes) => Classified::Shader(Shader::Binary(Cow::Borrowed(bytes))),
+            Source::SpirvWords(words) => Classified::Shader(Shader::Binary(Cow::Owned(
                 words.iter().flat_map(|w| w.to_le_bytes()).collect(),
             ))),
-            Source::OxirText(_) | Source::Module(_) => None,
+            Source::OxirText(text) => Classified::OxirText(text),
+            Source::Module(module) => Classified::Module(module),
         }
     }
+}
 
+impl<'a> Shader<'a> {
     pub(crate) fn naga_source(&self) -> oxir_naga::ShaderSource<'_> {
         match self {
             Shader::Text(text, None) => oxir_naga::ShaderSource::Wgsl(text),

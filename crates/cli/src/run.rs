@@ -34,6 +34,7 @@
 use crate::args::{EngineArg, RunOptLevelArg, StageArg};
 use crate::diagnostics::Failure;
 use crate::json::{self, BufferLine, ViewValue};
+use crate::run_limits::check_bytes;
 use crate::run_textures::{texture_line, TexOut};
 use oxir_interp::{Buffers, Options, OutOfBounds, Resources};
 use oxir_ir::{FunctionKind, TypeData};
@@ -89,6 +90,14 @@ pub struct RunArgs {
     /// Shuffle the invocation order within workgroups with this seed.
     #[arg(long, value_name = "SEED")]
     pub shuffle: Option<u64>,
+    /// The largest buffer, `@FILE`, `--default-size` and texture the run accepts (default:
+    /// `OXIR_MAX_BUFFER_BYTES`, else 268435456, 256 MiB).
+    #[arg(long, value_name = "BYTES")]
+    pub max_buffer_size: Option<u64>,
+    /// Interpreter memory for private, workgroup and function variables of one workgroup
+    /// (interp only; default 1073741824, 1 GiB).
+    #[arg(long, value_name = "BYTES")]
+    pub max_memory: Option<u64>,
 }
 
 pub(crate) fn usage(message: impl Into<String>) -> Failure {
@@ -107,15 +116,19 @@ fn parse_binding(text: &str) -> Result<(u32, u32), Failure> {
     Ok((num(g)?, num(b)?))
 }
 
-fn parse_size(text: &str) -> Result<usize, Failure> {
-    text.parse::<usize>()
-        .map_err(|_| usage(format!("`{text}` is not a byte count")))
+/// A byte count of a SPEC, at most `cap` (`what` names the `--buffer` in messages).
+fn parse_size(text: &str, what: &str, cap: u64) -> Result<usize, Failure> {
+    let bytes = text
+        .parse::<u64>()
+        .map_err(|_| usage(format!("`{text}` is not a byte count")))?;
+    check_bytes(what, bytes, cap)
 }
 
-/// The bytes a SPEC describes.
-pub fn parse_spec(spec: &str) -> Result<Vec<u8>, Failure> {
+/// The bytes a SPEC describes, at most `cap` of them (see `run_limits`); `what` names the
+/// option in messages.
+pub fn parse_spec(spec: &str, what: &str, cap: u64) -> Result<Vec<u8>, Failure> {
     if let Some(file) = spec.strip_prefix('@') {
-        return std::fs::read(file).map_err(|e| usage(format!("cannot read {file}: {e}")));
+        return crate::run_limits::read_file(std::path::Path::new(file), what, cap);
     }
     let (kind, rest) = spec.split_once(':').ok_or_else(|| {
         usage(format!(
@@ -123,21 +136,25 @@ pub fn parse_spec(spec: &str) -> Result<Vec<u8>, Failure> {
         ))
     })?;
     match kind {
-        "zero" => Ok(vec![0; parse_size(rest)?]),
+        "zero" => Ok(vec![0; parse_size(rest, what, cap)?]),
         "random" => {
             let (size, seed) = match rest.split_once(':') {
                 Some((size, seed)) => (
-                    parse_size(size)?,
+                    parse_size(size, what, cap)?,
                     seed.parse::<u64>()
                         .map_err(|_| usage(format!("`{seed}` is not a seed")))?,
                 ),
-                None => (parse_size(rest)?, 0),
+                None => (parse_size(rest, what, cap)?, 0),
             };
             Ok(oxir_interp::random_bytes(size, seed))
         }
         "u32" | "i32" | "f32" => {
             let mut out = Vec::new();
-            for v in rest.split(',').map(str::trim).filter(|v| !v.is_empty()) {
+            let values = rest.split(',').map(str::trim).filter(|v| !v.is_empty());
+            // Values come from the command line, so they are bounded by its length; the
+            // cap still applies to what they make.
+            check_bytes(what, 4 * values.clone().count() as u64, cap)?;
+            for v in values {
                 let bad = || usage(format!("`{v}` is not a {kind}"));
                 let bits = match kind {
                     "u32" => v.parse::<u32>().map_err(|_| bad())?,
@@ -177,6 +194,8 @@ pub(crate) struct Request {
     pub views: BTreeMap<(u32, u32), String>,
     /// `--texture` sizes and seeds.
     pub textures: BTreeMap<(u32, u32), crate::run_textures::TextureGiven>,
+    /// The buffer cap (`run_limits`).
+    pub buffer_cap: u64,
 }
 
 pub(crate) fn parse_request(args: &RunArgs) -> Result<Request, Failure> {
@@ -195,12 +214,23 @@ pub(crate) fn parse_request(args: &RunArgs) -> Result<Request, Failure> {
             .parse()
             .map_err(|_| usage(format!("--dispatch: `{p}` is not a count")))?;
     }
+    crate::run_limits::check_dispatch(groups)?;
+    let buffer_cap = crate::run_limits::buffer_cap(args.max_buffer_size)?;
+    check_bytes(
+        &format!("--default-size {}", args.default_size),
+        args.default_size,
+        buffer_cap,
+    )?;
     let mut given = BTreeMap::new();
     for b in &args.buffers {
         let (binding, spec) = b
             .split_once('=')
             .ok_or_else(|| usage(format!("--buffer `{b}`: expected G:B=SPEC")))?;
-        given.insert(parse_binding(binding)?, parse_spec(spec)?);
+        let what = format!("--buffer {b}");
+        given.insert(
+            parse_binding(binding)?,
+            parse_spec(spec, &what, buffer_cap)?,
+        );
     }
     let mut views = BTreeMap::new();
     for v in &args.views {
@@ -225,6 +255,7 @@ pub(crate) fn parse_request(args: &RunArgs) -> Result<Request, Failure> {
         given,
         views,
         textures,
+        buffer_cap,
     })
 }
 
@@ -266,6 +297,8 @@ pub(crate) fn choose_kernel(
 
 /// A binding as both engines report it.
 pub(crate) struct Slot {
+    /// The global's name (empty for a `.spv` input's bindings).
+    pub name: String,
     pub min_size: u64,
     pub runtime_sized: bool,
     pub storage: bool,
@@ -273,7 +306,10 @@ pub(crate) struct Slot {
 
 /// The initial bytes of every binding: `--buffer` data, or zeros at the minimum size
 /// (`--default-size` for runtime-sized ones). Every `--buffer` and `--view` must name a
-/// binding.
+/// binding. A `--buffer` smaller than its binding's minimum size (the whole type, or the
+/// part before a runtime-sized array) is refused, naming both sizes: the run would
+/// otherwise read zeros past its end without saying so. A minimum size over the buffer cap
+/// is refused before it is allocated.
 pub(crate) fn initial_buffers(
     request: &mut Request,
     slots: &BTreeMap<(u32, u32), Slot>,
@@ -290,7 +326,23 @@ pub(crate) fn initial_buffers(
     }
     let mut buffers = Buffers::new();
     for (key, info) in slots {
+        let binding = format!("binding {}:{} {}", key.0, key.1, info.name);
         let bytes = match request.given.remove(key) {
+            Some(bytes) if (bytes.len() as u64) < info.min_size => {
+                return Err(crate::run_limits::exceeded(format!(
+                    "{name}: {} needs at least {} bytes{}, --buffer {}:{} gives {}",
+                    binding.trim_end(),
+                    info.min_size,
+                    if info.runtime_sized {
+                        " (the part before its runtime-sized array)"
+                    } else {
+                        ""
+                    },
+                    key.0,
+                    key.1,
+                    bytes.len()
+                )))
+            }
             Some(bytes) => bytes,
             None => {
                 let size = if info.runtime_sized {
@@ -298,7 +350,14 @@ pub(crate) fn initial_buffers(
                 } else {
                     info.min_size
                 };
-                vec![0; size as usize]
+                vec![
+                    0;
+                    check_bytes(
+                        &format!("{name}: {}", binding.trim_end()),
+                        size,
+                        request.buffer_cap
+                    )?
+                ]
             }
         };
         buffers.insert(*key, bytes);
@@ -367,19 +426,20 @@ fn run_interp(args: RunArgs) -> Result<(), Failure> {
     let entry = choose_kernel(&module, args.entry.as_deref(), &name)?;
     let slots = interp_slots(&module, &name)?;
     let mut buffers = initial_buffers(&mut request, &slots, args.default_size, &name)?;
+    let defaults = Options::default();
     let options = Options {
+        max_memory_bytes: args.max_memory.unwrap_or(defaults.max_memory_bytes),
         out_of_bounds: if args.strict_bounds {
             OutOfBounds::Error
         } else {
             OutOfBounds::Robust
         },
-        max_instructions: args
-            .max_instructions
-            .unwrap_or(Options::default().max_instructions),
+        max_instructions: args.max_instructions.unwrap_or(defaults.max_instructions),
         shuffle_seed: args.shuffle,
     };
     let tex_slots = crate::run_textures::module_textures(&module);
-    let extents = crate::run_textures::extents(&request.textures, &tex_slots, &name)?;
+    let extents =
+        crate::run_textures::extents(&request.textures, &tex_slots, request.buffer_cap, &name)?;
     let mut resources = Resources::default();
     for (key, size) in &extents {
         resources.textures.insert(
@@ -441,6 +501,7 @@ pub(crate) fn interp_slots(
             (
                 k,
                 Slot {
+                    name: format!("(`{}`)", b.name),
                     min_size: b.min_size,
                     runtime_sized: b.runtime_sized,
                     storage: b.storage,

@@ -242,11 +242,6 @@ pub(crate) fn parse_texture(text: &str) -> Result<((u32, u32), TextureGiven), Fa
         [w, h, l] => [*w, *h, *l],
         _ => return Err(bad()),
     };
-    if extent.iter().any(|&e| e == 0 || e > 4096) {
-        return Err(usage(format!(
-            "--texture `{text}`: every side must be 1..=4096"
-        )));
-    }
     Ok((
         key,
         TextureGiven {
@@ -259,10 +254,11 @@ pub(crate) fn parse_texture(text: &str) -> Result<((u32, u32), TextureGiven), Fa
 
 /// The size of every texture binding: `--texture`, or 1×1×1 (cubes 1×1×6), with
 /// [`DEFAULT_SAMPLES`] samples when multisampled. Checks every `--texture` names a texture
-/// and fits its shape.
+/// and fits its shape, and the size limits (`run_limits::check_texture`).
 pub(crate) fn extents(
     given: &BTreeMap<(u32, u32), TextureGiven>,
     slots: &BTreeMap<(u32, u32), TexSlot>,
+    buffer_cap: u64,
     name: &str,
 ) -> Result<BTreeMap<(u32, u32), TexSize>, Failure> {
     for key in given.keys() {
@@ -296,6 +292,12 @@ pub(crate) fn extents(
         } else {
             1
         };
+        crate::run_limits::check_texture(
+            &format!("{name}: --texture {}:{}", key.0, key.1),
+            extent,
+            samples,
+            buffer_cap,
+        )?;
         let [w, h, l] = extent;
         let why = match slot.dim {
             Dim::D1 if h != 1 => Some("a 1D texture has height 1"),

@@ -16,7 +16,8 @@
 //!   interpreter); each storage texture's texels
 //!   are read back from the device and printed. A texture binding the SPIR-V pipeline
 //!   removed is printed as zeros.
-//! - `--shuffle`, `--max-instructions` and `--strict-bounds` are interpreter options: with
+//! - `--shuffle`, `--max-instructions`, `--strict-bounds` and `--max-memory` are
+//!   interpreter options: with
 //!   `--engine vulkan` they are usage errors (exit 2).
 //! - A missing Vulkan loader or device, an unknown `--device`, malformed SPIR-V, or a
 //!   driver error exits 1 with the reason on stderr.
@@ -41,6 +42,7 @@ pub fn run(args: RunArgs) -> Result<(), Failure> {
         (args.shuffle.is_some(), "--shuffle"),
         (args.max_instructions.is_some(), "--max-instructions"),
         (args.strict_bounds, "--strict-bounds"),
+        (args.max_memory.is_some(), "--max-memory"),
     ] {
         if given {
             return Err(usage(format!(
@@ -83,6 +85,7 @@ pub fn run(args: RunArgs) -> Result<(), Failure> {
                 (
                     *k,
                     Slot {
+                        name: String::new(),
                         min_size: b.min_size,
                         runtime_sized: b.runtime_sized,
                         storage: b.kind == DescriptorKind::StorageBuffer,
@@ -117,7 +120,8 @@ pub fn run(args: RunArgs) -> Result<(), Failure> {
 
     let interface = oxir_vulkan::reflect(&words).map_err(|e| rejected(&name, e))?;
     let mut buffers = initial_buffers(&mut request, &slots, args.default_size, &name)?;
-    let extents = crate::run_textures::extents(&request.textures, &tex_slots, &name)?;
+    let extents =
+        crate::run_textures::extents(&request.textures, &tex_slots, request.buffer_cap, &name)?;
     let data = bound_data(&interface, &buffers, &extents, &tex_slots, &name)?;
     let out = oxir_vulkan::run_compute(&words, &interface, &entry, request.groups, &data, &device)
         .map_err(|e| rejected(&name, e))?;
@@ -135,9 +139,10 @@ pub fn run(args: RunArgs) -> Result<(), Failure> {
             continue;
         };
         let extent = extents[key].extent;
-        let bytes = read_back
-            .remove(key)
-            .unwrap_or_else(|| vec![0; (extent.iter().product::<u32>() * texel) as usize]);
+        let bytes = read_back.remove(key).unwrap_or_else(|| {
+            let texels: u64 = extent.iter().map(|&e| u64::from(e)).product();
+            vec![0; (texels * u64::from(texel)) as usize]
+        });
         textures.insert(
             *key,
             TexOut {

@@ -83,6 +83,25 @@ pub enum ErrorKind {
     /// A definition without an entry block.
     #[error("@{0} has no body")]
     NoBody(String),
+    /// A dispatch of more invocations than [`crate::Options::max_instructions`] (each
+    /// executes at least one instruction), refused before it starts.
+    #[error(
+        "dispatch of {invocations} invocations exceeds the instruction limit of {limit} \
+         (each invocation executes at least one instruction; --max-instructions)"
+    )]
+    DispatchTooLarge { invocations: u64, limit: u64 },
+    /// An allocation would take a workgroup's variable memory past
+    /// [`crate::Options::max_memory_bytes`].
+    #[error(
+        "{what} needs {bytes} bytes with {in_use} in use by this workgroup, more than the \
+         interpreter memory limit of {limit} bytes (Options::max_memory_bytes, --max-memory)"
+    )]
+    MemoryLimit {
+        what: String,
+        bytes: u64,
+        in_use: u64,
+        limit: u64,
+    },
     /// [`crate::Options::max_instructions`] instructions ran.
     #[error("instruction limit of {0} reached (a runaway loop?)")]
     InstructionLimit(u64),

@@ -138,6 +138,9 @@ pub(crate) struct Machine<'m> {
     pub buffers: SecondaryMap<Global, Vec<u8>>,
     pub options: Options,
     pub executed: u64,
+    /// Bytes of variable memory the current workgroup holds (see
+    /// [`Options::max_memory_bytes`]).
+    memory_in_use: u64,
     pub stage: StageInputs,
     pub prints: Vec<String>,
     /// Textures and samplers per global (handle globals only).
@@ -170,6 +173,7 @@ impl<'m> Machine<'m> {
             buffers: SecondaryMap::with_capacity(module.globals.len()),
             options,
             executed: 0,
+            memory_in_use: 0,
             stage: StageInputs::default(),
             prints: Vec::new(),
             textures: SecondaryMap::with_capacity(module.globals.len()),
@@ -339,12 +343,54 @@ impl<'m> Machine<'m> {
             .map_err(ErrorKind::Layout)
     }
 
+    /// Counts `bytes` more of the workgroup's variable memory against the budget, before
+    /// they are allocated.
+    pub(crate) fn reserve(
+        &mut self,
+        bytes: u64,
+        what: impl FnOnce() -> String,
+    ) -> Result<usize, ErrorKind> {
+        let limit = self.options.max_memory_bytes;
+        match self.memory_in_use.checked_add(bytes) {
+            Some(total) if total <= limit => {
+                self.memory_in_use = total;
+                usize::try_from(bytes).map_err(|_| ErrorKind::MemoryLimit {
+                    what: what(),
+                    bytes,
+                    in_use: self.memory_in_use,
+                    limit,
+                })
+            }
+            _ => Err(ErrorKind::MemoryLimit {
+                what: what(),
+                bytes,
+                in_use: self.memory_in_use,
+                limit,
+            }),
+        }
+    }
+
+    /// Gives back function-variable memory a returning frame held.
+    pub(crate) fn release(&mut self, bytes: u64) {
+        self.memory_in_use = self.memory_in_use.saturating_sub(bytes);
+    }
+
+    /// The zeroed bytes of a private or workgroup global, with its initializer stored
+    /// unless it is `zero` / `undef` (which the zeroed bytes already are, without building
+    /// the value).
     fn init_region(&mut self, g: Global) -> Result<Vec<u8>, ErrorKind> {
         let gd = &self.module.globals[g];
         let rules = space_rules(gd.space);
-        let size = self.global_size(g)? as usize;
+        let size = self.global_size(g)?;
+        let size = self.reserve(size, || format!("{} global @{}", gd.space, gd.name))?;
         let mut bytes = vec![0u8; size];
-        if let Some(c) = gd.init {
+        let init = gd.init.filter(|&c| {
+            !matches!(
+                self.module.consts.get(c).kind,
+                ConstKind::Zero | ConstKind::Undef
+            )
+        });
+        if let Some(c) = init {
             let v = self.const_val(c);
             memory::store(
                 self.types(),
@@ -360,7 +406,10 @@ impl<'m> Machine<'m> {
         Ok(bytes)
     }
 
+    /// A new workgroup's memory; the previous workgroup's is gone, so the budget starts
+    /// from zero.
     pub(crate) fn new_group(&mut self) -> Result<Group, Error> {
+        self.memory_in_use = 0;
         let mut group = Group::default();
         for (g, gd) in self.module.globals.iter() {
             group.mem.push(if gd.space == AddressSpace::Workgroup {

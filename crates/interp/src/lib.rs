@@ -75,7 +75,15 @@
 //!   divergent-barrier error (never a hang). Workgroups run one after another (x fastest,
 //!   then y, then z). Atomics are therefore sequentially consistent.
 //! - **Limits**: at most [`Options::max_instructions`] instructions per run; more is an
-//!   error naming the instruction ("a runaway loop?").
+//!   error naming the instruction ("a runaway loop?"). A dispatch of more invocations than
+//!   that budget (each executes at least its `return`) is refused before it starts
+//!   ([`ErrorKind::DispatchTooLarge`]). At most [`Options::max_memory_bytes`] of
+//!   private, workgroup and function variables per workgroup, checked before allocating
+//!   ([`ErrorKind::MemoryLimit`]). Variable memory is one zeroed byte array per variable
+//!   at its layout size: zero-initialized variables (no initializer, or `zero` / `undef`)
+//!   are never built as values, so their pages are not touched until written. Not
+//!   bounded: a single `load` or `store` of a whole huge array builds it as a value
+//!   (about 50 bytes per element).
 //! - Subgroups have 32 invocations (`subgroup_invocation_id = local_index % 32`).
 //!
 //! - **Textures** ([`texture`]): 1D, 2D and 2D-array textures with one mip level and
@@ -131,7 +139,16 @@ pub struct Options {
     pub max_instructions: u64,
     /// Shuffle the invocation order of each scheduling round with this seed.
     pub shuffle_seed: Option<u64>,
+    /// Memory budget of one workgroup, in bytes: its workgroup variables, and the private
+    /// variables and live function variables (`alloca`s) of all its invocations together,
+    /// at their layout sizes. Checked before each allocation
+    /// ([`ErrorKind::MemoryLimit`]); buffers and textures are the caller's and not
+    /// counted.
+    pub max_memory_bytes: u64,
 }
+
+/// [`Options::max_memory_bytes`] by default: 1 GiB.
+pub const DEFAULT_MAX_MEMORY_BYTES: u64 = 1 << 30;
 
 impl Default for Options {
     fn default() -> Self {
@@ -139,6 +156,7 @@ impl Default for Options {
             out_of_bounds: OutOfBounds::Robust,
             max_instructions: 100_000_000,
             shuffle_seed: None,
+            max_memory_bytes: DEFAULT_MAX_MEMORY_BYTES,
         }
     }
 }
@@ -345,6 +363,17 @@ pub fn dispatch_with_resources(
         .iter()
         .map(|&x| x as usize)
         .product::<usize>();
+    let invocations = groups
+        .iter()
+        .chain(workgroup_size.iter())
+        .fold(1u64, |total, &d| total.saturating_mul(u64::from(d)));
+    if invocations > options.max_instructions {
+        return Err(ErrorKind::DispatchTooLarge {
+            invocations,
+            limit: options.max_instructions,
+        }
+        .into());
+    }
     let mut rng = options.shuffle_seed.unwrap_or(0);
     for gz in 0..groups[2] {
         for gy in 0..groups[1] {

@@ -152,8 +152,27 @@ pub enum Error {
     Reflect(#[from] ReflectError),
     #[error("{0}")]
     Interface(String),
-    #[error("workgroup count {given:?} exceeds the device's limit {limit:?}")]
+    #[error(
+        "workgroup count {given:?} exceeds the device's limit {limit:?} (maxComputeWorkGroupCount)"
+    )]
     TooManyWorkgroups { given: [u32; 3], limit: [u32; 3] },
+    /// The entry point's `LocalSize` exceeds the device's `maxComputeWorkGroupSize` in
+    /// some dimension.
+    #[error(
+        "workgroup size {given:?} exceeds the device's limit {limit:?} (maxComputeWorkGroupSize)"
+    )]
+    WorkgroupTooLarge { given: [u32; 3], limit: [u32; 3] },
+    /// The entry point's invocations per workgroup exceed the device's
+    /// `maxComputeWorkGroupInvocations`.
+    #[error(
+        "workgroup size {given:?} is {invocations} invocations, more than the device's limit \
+         {limit} (maxComputeWorkGroupInvocations)"
+    )]
+    TooManyInvocations {
+        given: [u32; 3],
+        invocations: u64,
+        limit: u32,
+    },
     #[error("the dispatch did not finish within {0} ms (OXIR_VULKAN_TIMEOUT_MS)")]
     Timeout(u64),
     #[error("the device was lost during the dispatch (a crash or hang in the shader?)")]

@@ -523,6 +523,24 @@ fn timeout_ms() -> u64 {
         .unwrap_or(10_000)
 }
 
+/// Checks a `LocalSize` against the device's `maxComputeWorkGroupSize` and
+/// `maxComputeWorkGroupInvocations` (a driver given more may crash: lavapipe does).
+fn check_workgroup_size(size: [u32; 3], limits: &vk::PhysicalDeviceLimits) -> Result<(), Error> {
+    let limit = limits.max_compute_work_group_size;
+    if (0..3).any(|i| size[i] > limit[i]) {
+        return Err(Error::WorkgroupTooLarge { given: size, limit });
+    }
+    let invocations = size.iter().map(|&x| u64::from(x)).product::<u64>();
+    if invocations > u64::from(limits.max_compute_work_group_invocations) {
+        return Err(Error::TooManyInvocations {
+            given: size,
+            invocations,
+            limit: limits.max_compute_work_group_invocations,
+        });
+    }
+    Ok(())
+}
+
 /// Runs `entry` of the SPIR-V `words` with `workgroups` workgroups on the selected device
 /// and returns every binding's bytes after the dispatch, in the order of `bindings`: a
 /// buffer's bytes, a storage image's texels, a sampled image's input texels (zeros when
@@ -539,9 +557,10 @@ pub fn run_compute(
     bindings: &[BindingData],
     device: &DeviceSelector,
 ) -> Result<Vec<Vec<u8>>, Error> {
-    interface
+    let local_size = interface
         .compute_entry(Some(entry))
-        .map_err(Error::Interface)?;
+        .map_err(Error::Interface)?
+        .local_size;
     if interface.push_constants {
         return Err(Error::PushConstants);
     }
@@ -612,6 +631,9 @@ pub fn run_compute(
             given: workgroups,
             limit,
         });
+    }
+    if let Some(size) = local_size {
+        check_workgroup_size(size, &limits)?;
     }
     let family = families
         .iter()

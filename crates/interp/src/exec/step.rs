@@ -226,7 +226,8 @@ impl<'m> Machine<'m> {
                 return Ok(());
             }
             Return => {
-                return_from(inv, cur.args.to_vec());
+                let freed = return_from(inv, cur.args.to_vec());
+                self.release(freed);
                 return Ok(());
             }
             Unreachable => return Err(ErrorKind::Unreachable(cur.message())),
@@ -501,15 +502,18 @@ impl<'m> Machine<'m> {
         let size = self
             .layouts
             .size(types, *pointee, LayoutRules::Std430)
-            .map_err(ErrorKind::Layout)? as usize;
+            .map_err(ErrorKind::Layout)?;
+        let what = || format!("alloca of {}", types.display(*pointee));
         let region = if *space == AddressSpace::Workgroup {
             let next = group.allocas.len() as u32;
             let id = *group.alloca_ids[cur.func][cur.inst].get_or_insert(next);
             if id == next {
+                let size = self.reserve(size, what)?;
                 group.allocas.push(vec![0u8; size]);
             }
             Region::WorkgroupAlloca(id)
         } else {
+            let size = self.reserve(size, what)?;
             inv.allocas.push(vec![0u8; size]);
             Region::Function(inv.allocas.len() as u32 - 1)
         };
@@ -648,11 +652,18 @@ fn take_edge(inv: &mut Invocation, f: &Function, dest: &BlockCall) {
     fr.pos = 0;
 }
 
-/// Pops the top frame, handing `rets` to the caller or finishing the invocation.
-fn return_from(inv: &mut Invocation, rets: Vec<Val>) {
+/// Pops the top frame, handing `rets` to the caller or finishing the invocation; returns
+/// the bytes of the function variables it freed.
+fn return_from(inv: &mut Invocation, rets: Vec<Val>) -> u64 {
     let Some(done) = inv.frames.pop() else {
-        return;
+        return 0;
     };
+    let freed = inv
+        .allocas
+        .iter()
+        .skip(done.alloca_mark)
+        .map(|a| a.len() as u64)
+        .sum();
     inv.allocas.truncate(done.alloca_mark);
     match inv.frames.last_mut() {
         Some(caller) => {
@@ -663,6 +674,7 @@ fn return_from(inv: &mut Invocation, rets: Vec<Val>) {
         }
         None => inv.status = Status::Done(rets),
     }
+    freed
 }
 
 /// `select`: a bool vector condition selects per lane, a scalar one the whole value.

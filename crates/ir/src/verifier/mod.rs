@@ -32,7 +32,10 @@
 //!    Global and function names are unique together ([`ErrorKind::DuplicateName`]).
 //! 5. **Functions** ([`ErrorKind::MalformedSignature`], [`ErrorKind::MalformedFunction`]):
 //!    signature types exist and are value types; kernels have a non-zero workgroup size and
-//!    return nothing; entry-point parameters and results carry stage bindings and nothing
+//!    return nothing; a workgroup size is at most [`MAX_WORKGROUP_SIZE`] per dimension and
+//!    [`MAX_WORKGROUP_INVOCATIONS`] invocations in total ([`ErrorKind::WorkgroupSizeLimit`]:
+//!    the limits of common GPUs, so an accepted kernel runs on them and the interpreter
+//!    never holds more invocations than that per workgroup); entry-point parameters and results carry stage bindings and nothing
 //!    else does; callables return at most one value; an external function has no blocks; a
 //!    definition has an entry block whose parameters match the signature in count and type.
 //!    No parameter or result value has type `void` or an unsized type
@@ -204,6 +207,15 @@ impl VerifierOptions {
     }
 }
 
+/// The largest workgroup size the verifier accepts per dimension (x, y, z): the
+/// `maxComputeWorkGroupSize` of common desktop GPUs. A device may allow less; the Vulkan
+/// runner checks the device's own limits.
+pub const MAX_WORKGROUP_SIZE: [u32; 3] = [1024, 1024, 64];
+
+/// The most invocations per workgroup (the product of the workgroup size) the verifier
+/// accepts: the `maxComputeWorkGroupInvocations` of common desktop GPUs.
+pub const MAX_WORKGROUP_INVOCATIONS: u64 = 1024;
+
 /// The rule family an error breaks; the module docs map each check to its kind.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum ErrorKind {
@@ -220,6 +232,9 @@ pub enum ErrorKind {
     /// External with a body, definition without an entry block, entry parameters that do
     /// not match the signature.
     MalformedFunction,
+    /// A kernel's workgroup size exceeds [`MAX_WORKGROUP_SIZE`] in some dimension or
+    /// [`MAX_WORKGROUP_INVOCATIONS`] in total.
+    WorkgroupSizeLimit,
     /// Two globals or functions share a name.
     DuplicateName,
     /// A block or instruction listed twice, or an instruction whose layout block differs
@@ -287,6 +302,7 @@ impl ErrorKind {
             ErrorKind::MalformedGlobal => "malformed-global",
             ErrorKind::MalformedSignature => "malformed-signature",
             ErrorKind::MalformedFunction => "malformed-function",
+            ErrorKind::WorkgroupSizeLimit => "workgroup-size-limit",
             ErrorKind::DuplicateName => "duplicate-name",
             ErrorKind::LayoutCorruption => "layout-corruption",
             ErrorKind::DefinitionMismatch => "definition-mismatch",

@@ -1,7 +1,7 @@
 //! Module-level items: types (point 2), constants (3), globals and names (4), and function
 //! signatures (5). Also the per-type facts every other check consults, computed once.
 
-use super::{ErrorKind, Location, Verifier};
+use super::{ErrorKind, Location, Verifier, MAX_WORKGROUP_INVOCATIONS, MAX_WORKGROUP_SIZE};
 use crate::constants::{canonical_scalar_bits, ConstKind};
 use crate::entities::{Func, Type};
 use crate::function::FunctionKind;
@@ -577,6 +577,40 @@ impl Verifier<'_> {
 
     /// Point 5, the parts that do not need the body: signature types, kernel and entry-point
     /// rules, callable results, external declarations.
+    /// A kernel's workgroup size within [`MAX_WORKGROUP_SIZE`] per dimension and
+    /// [`MAX_WORKGROUP_INVOCATIONS`] in total (the product taken in saturating `u64`).
+    fn check_workgroup_limits(&mut self, size: [u32; 3], location: &Location) {
+        let [x, y, z] = size;
+        for (axis, (given, max)) in ["x", "y", "z"]
+            .iter()
+            .zip(size.iter().zip(MAX_WORKGROUP_SIZE))
+        {
+            if *given > max {
+                self.report(
+                    ErrorKind::WorkgroupSizeLimit,
+                    location.clone(),
+                    format!(
+                        "workgroup size ({x}, {y}, {z}): {axis} = {given} exceeds the maximum {max} \
+                         (MAX_WORKGROUP_SIZE)"
+                    ),
+                );
+            }
+        }
+        let invocations = size
+            .iter()
+            .fold(1u64, |n, &d| n.saturating_mul(u64::from(d)));
+        if invocations > MAX_WORKGROUP_INVOCATIONS {
+            self.report(
+                ErrorKind::WorkgroupSizeLimit,
+                location.clone(),
+                format!(
+                    "workgroup size ({x}, {y}, {z}) is {invocations} invocations, more than the \
+                     maximum {MAX_WORKGROUP_INVOCATIONS} (MAX_WORKGROUP_INVOCATIONS)"
+                ),
+            );
+        }
+    }
+
     pub(crate) fn check_signature(&mut self, func: Func) {
         let Some(function) = self.module.functions.get(func) else {
             return;
@@ -628,6 +662,7 @@ impl Verifier<'_> {
                         format!("workgroup size ({x}, {y}, {z}) has a zero dimension"),
                     );
                 }
+                self.check_workgroup_limits(workgroup_size, &location);
                 if !signature.returns.is_empty() {
                     self.report(
                         ErrorKind::MalformedSignature,

@@ -300,15 +300,19 @@ pub(crate) struct Slot {
     /// The global's name (empty for a `.spv` input's bindings).
     pub name: String,
     pub min_size: u64,
+    /// The least a `--buffer` must hold: `min_size` without trailing padding.
+    pub data_size: u64,
     pub runtime_sized: bool,
     pub storage: bool,
 }
 
 /// The initial bytes of every binding: `--buffer` data, or zeros at the minimum size
 /// (`--default-size` for runtime-sized ones). Every `--buffer` and `--view` must name a
-/// binding. A `--buffer` smaller than its binding's minimum size (the whole type, or the
-/// part before a runtime-sized array) is refused, naming both sizes: the run would
-/// otherwise read zeros past its end without saying so. A minimum size over the buffer cap
+/// binding. A `--buffer` that does not reach its binding's last scalar (of the whole type,
+/// or of the part before a runtime-sized array; trailing padding may be left out) is
+/// refused, naming both sizes: the run would otherwise read zeros past its end without
+/// saying so. A shorter `--buffer` that covers the data is zero-padded to the minimum
+/// size. A minimum size over the buffer cap
 /// is refused before it is allocated.
 pub(crate) fn initial_buffers(
     request: &mut Request,
@@ -328,11 +332,11 @@ pub(crate) fn initial_buffers(
     for (key, info) in slots {
         let binding = format!("binding {}:{} {}", key.0, key.1, info.name);
         let bytes = match request.given.remove(key) {
-            Some(bytes) if (bytes.len() as u64) < info.min_size => {
+            Some(bytes) if (bytes.len() as u64) < info.data_size => {
                 return Err(crate::run_limits::exceeded(format!(
                     "{name}: {} needs at least {} bytes{}, --buffer {}:{} gives {}",
                     binding.trim_end(),
-                    info.min_size,
+                    info.data_size,
                     if info.runtime_sized {
                         " (the part before its runtime-sized array)"
                     } else {
@@ -343,7 +347,12 @@ pub(crate) fn initial_buffers(
                     bytes.len()
                 )))
             }
-            Some(bytes) => bytes,
+            Some(mut bytes) => {
+                if (bytes.len() as u64) < info.min_size {
+                    bytes.resize(info.min_size as usize, 0);
+                }
+                bytes
+            }
             None => {
                 let size = if info.runtime_sized {
                     info.min_size.max(default_size)
@@ -503,6 +512,7 @@ pub(crate) fn interp_slots(
                 Slot {
                     name: format!("(`{}`)", b.name),
                     min_size: b.min_size,
+                    data_size: b.data_size,
                     runtime_sized: b.runtime_sized,
                     storage: b.storage,
                 },

@@ -87,6 +87,7 @@ pub fn run(args: RunArgs) -> Result<(), Failure> {
                     Slot {
                         name: String::new(),
                         min_size: b.min_size,
+                        data_size: b.min_size,
                         runtime_sized: b.runtime_sized,
                         storage: b.kind == DescriptorKind::StorageBuffer,
                     },

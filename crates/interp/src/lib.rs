@@ -229,6 +229,10 @@ pub struct BindingInfo {
     pub name: String,
     /// Minimum size in bytes (a runtime-sized array with no elements).
     pub min_size: u64,
+    /// The bytes up to the end of the last scalar of the type (of the part before a
+    /// runtime-sized array): `min_size` without trailing padding, which WGSL's own size
+    /// of the type may leave out (a 12-byte struct is 16 bytes under std140).
+    pub data_size: u64,
     /// Whether the binding ends in a runtime-sized array.
     pub runtime_sized: bool,
     /// Whether it is a storage buffer (the ones `oxir run` prints).
@@ -259,6 +263,8 @@ pub fn bindings(module: &Module) -> Result<BTreeMap<(u32, u32), BindingInfo>, Er
                 BindingInfo {
                     name: gd.name.clone(),
                     min_size: m.global_size(g)?,
+                    data_size: data_end(&module.types, gd.ty, rules)
+                        .map_err(|e| Error::new(ErrorKind::Layout(e.to_string())))?,
                     runtime_sized,
                     storage: matches!(gd.space, oxir_ir::AddressSpace::Storage(_)),
                 },
@@ -266,6 +272,37 @@ pub fn bindings(module: &Module) -> Result<BTreeMap<(u32, u32), BindingInfo>, Er
         }
     }
     Ok(out)
+}
+
+/// The end of the last scalar of `ty` under `rules` (0 for a runtime-sized array).
+fn data_end(
+    types: &oxir_ir::types::TypeStore,
+    ty: oxir_ir::Type,
+    rules: oxir_ir::data_layout::LayoutRules,
+) -> Result<u64, oxir_ir::data_layout::LayoutError> {
+    use oxir_ir::TypeData;
+    let layout = oxir_ir::data_layout::layout_of(types, ty, rules)?;
+    let stride = u64::from(layout.stride.unwrap_or(0));
+    Ok(match types.get(ty) {
+        TypeData::Struct(st) => match (st.members.last(), layout.offsets.last()) {
+            (Some(m), Some(&off)) => u64::from(off) + data_end(types, m.ty, rules)?,
+            _ => 0,
+        },
+        TypeData::Array { elem, len } => {
+            u64::from(len.saturating_sub(1)) * stride + data_end(types, *elem, rules)?
+        }
+        TypeData::Matrix {
+            elem,
+            columns,
+            rows,
+        } => {
+            u64::from(columns.saturating_sub(1)) * stride
+                + u64::from(*rows) * u64::from(elem.bytes())
+        }
+        TypeData::RuntimeArray { .. } => 0,
+        // wildcard-ok: every other type is one unit of `layout.size` bytes.
+        _ => u64::from(layout.size),
+    })
 }
 
 fn splitmix(state: &mut u64) -> u64 {

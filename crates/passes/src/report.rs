@@ -191,6 +191,9 @@ macro_rules! pass_info {
             $( $(#[$field_meta])* pub $field: u64, )*
             /// Where the first refusal happened (only passes that can refuse set it).
             pub refused_at: Option<$crate::report::RefusalSite>,
+            /// A refusal explained in words (then the refusal's reason, instead of the
+            /// counters).
+            pub refusal_message: Option<String>,
         }
 
         impl $name {
@@ -202,6 +205,9 @@ macro_rules! pass_info {
                 $( self.$field += other.$field; )*
                 if self.refused_at.is_none() {
                     self.refused_at = other.refused_at.clone();
+                }
+                if self.refusal_message.is_none() {
+                    self.refusal_message = other.refusal_message.clone();
                 }
             }
 
@@ -240,7 +246,10 @@ macro_rules! pass_info {
                     pass: Self::PASS,
                     function: site.function,
                     block: site.block,
-                    reason: $crate::report::RefusalReason::Counters(failed),
+                    reason: match &self.refusal_message {
+                        Some(message) => $crate::report::RefusalReason::Message(message.clone()),
+                        None => $crate::report::RefusalReason::Counters(failed),
+                    },
                 })
             }
         }

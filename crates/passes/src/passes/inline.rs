@@ -8,8 +8,17 @@
 //!   call sites when it has at most [`InlineOptions::multi_call_site_budget`] instructions
 //!   (50) and at most [`InlineOptions::max_call_sites`] call sites (3). Sizes count placed instructions, terminators included, after the callee's
 //!   own calls were inlined; call sites are counted once, before the run.
-//! - [`run_all_on_module`] (`inline-all`): every call that can be inlined, ignoring budgets.
-//!   Drivers run it immediately after `destructure-cfg`.
+//! - [`run_all_on_module`] (`inline-all`): every call that can be inlined, ignoring the
+//!   heuristic's budgets but not [`InlineAllOptions::max_function_size`]: before changing
+//!   anything it bounds each function's size after inlining (its placed instructions plus,
+//!   per call to a definition that is not `no_inline`, signature-constrained or recursive,
+//!   the callee's bounded size; saturating), and when one exceeds the limit (default
+//!   [`DEFAULT_MAX_INLINED_FUNCTION_SIZE`], or `OXIR_MAX_INLINED_SIZE`) it refuses
+//!   (`rejected_over_budget_count`) with the call chain that makes the function large
+//!   and leaves the module unchanged: 30 levels of `f(x) = g(x) + g(x)` would otherwise
+//!   make 2^30 instructions. The bound may count calls the pass then skips (structured
+//!   multi-block callees, calls with semantic metadata), never fewer. Drivers run it
+//!   immediately after `destructure-cfg`.
 //! - [`inline_call_sites`]: exactly the given `(caller, call)` sites, ignoring budgets.
 //!
 //! Functions are processed bottom-up over the call graph (callees before callers), so one
@@ -96,9 +105,46 @@ crate::pass_info! {
         /// Distinct callees over the heuristic's budget.
         skipped_costly_callable_count,
         rejected_malformed_call_count,
+        /// Functions whose size after `inline-all` would exceed
+        /// [`InlineAllOptions::max_function_size`] (the run then changes nothing).
+        rejected_over_budget_count,
     }
     changed_by: [inlined_call_count]
-    failed_by: [rejected_malformed_call_count]
+    failed_by: [rejected_malformed_call_count, rejected_over_budget_count]
+}
+
+/// [`InlineAllOptions::max_function_size`] by default.
+pub const DEFAULT_MAX_INLINED_FUNCTION_SIZE: u64 = 200_000;
+
+/// The environment variable that sets [`InlineAllOptions::max_function_size`] for
+/// [`run_all_on_module`].
+pub const MAX_INLINED_SIZE_ENV: &str = "OXIR_MAX_INLINED_SIZE";
+
+/// The limit of `inline-all`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct InlineAllOptions {
+    /// The most placed instructions a function may have after inlining (bounded before
+    /// anything is inlined).
+    pub max_function_size: u64,
+}
+
+impl Default for InlineAllOptions {
+    fn default() -> Self {
+        InlineAllOptions {
+            max_function_size: DEFAULT_MAX_INLINED_FUNCTION_SIZE,
+        }
+    }
+}
+
+impl InlineAllOptions {
+    /// The default, or `OXIR_MAX_INLINED_SIZE` when it is set to a number.
+    pub fn from_env() -> Self {
+        let max_function_size = std::env::var(MAX_INLINED_SIZE_ENV)
+            .ok()
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or(DEFAULT_MAX_INLINED_FUNCTION_SIZE);
+        InlineAllOptions { max_function_size }
+    }
 }
 
 /// Budgets of the heuristic (`inline`).
@@ -142,9 +188,73 @@ pub fn run_on_module_with(module: &mut Module, options: &InlineOptions) -> Inlin
     run(module, Scope::Module, Some(*options))
 }
 
-/// The `inline-all` pass: every call that can be inlined, ignoring budgets.
+/// The `inline-all` pass: every call that can be inlined, ignoring the heuristic's budgets,
+/// within [`InlineAllOptions::from_env`].
 pub fn run_all_on_module(module: &mut Module) -> InlineInfo {
+    run_all_on_module_with(module, &InlineAllOptions::from_env())
+}
+
+/// `inline-all` with the given limit: refuses, changing nothing, when a function would grow
+/// past it (module doc).
+pub fn run_all_on_module_with(module: &mut Module, options: &InlineAllOptions) -> InlineInfo {
+    let mut info = InlineInfo::default();
+    if let Some((function, size, chain)) = over_budget(module, options.max_function_size) {
+        info.rejected_over_budget_count += 1;
+        info.note_refusal(Some(&function), None);
+        info.refusal_message = Some(format!(
+            "inlining every call would give @{function} at least {size} instructions, more \
+             than the inline-all limit of {} ({MAX_INLINED_SIZE_ENV}, \
+             InlineAllOptions::max_function_size); the call chain: {}",
+            options.max_function_size,
+            chain.join(" -> ")
+        ));
+        return info;
+    }
     run(module, Scope::Module, None)
+}
+
+/// The first function whose bounded size after inlining exceeds `limit`: its name, the
+/// bound, and the chain of calls (each to the callee contributing most) that makes it.
+fn over_budget(module: &Module, limit: u64) -> Option<(String, u64, Vec<String>)> {
+    let graph = CallGraph::new(module);
+    let n = module.functions.len();
+    let mut size = vec![0u64; n];
+    let mut heaviest: Vec<Option<Func>> = vec![None; n];
+    for func in graph.bottom_up_order() {
+        let f = &module.functions[func];
+        let mut total = f.placed_inst_count() as u64;
+        let mut best = 0;
+        for site in graph.call_sites_in(func) {
+            let Some(callee) = module.functions.get(site.callee) else {
+                continue;
+            };
+            let inlinable = callee.is_definition()
+                && !callee.metadata.no_inline
+                && !callee.metadata.signature_constraint
+                && !graph.is_recursive(site.callee)
+                && site.callee != func;
+            if !inlinable {
+                continue;
+            }
+            let grown = size[site.callee.index()];
+            total = total.saturating_add(grown);
+            if grown > best {
+                best = grown;
+                heaviest[func.index()] = Some(site.callee);
+            }
+        }
+        size[func.index()] = total;
+        if total > limit {
+            let mut chain = vec![format!("@{}", f.name)];
+            let mut at = heaviest[func.index()];
+            while let Some(next) = at.filter(|_| chain.len() <= n) {
+                chain.push(format!("@{}", module.functions[next].name));
+                at = heaviest[next.index()];
+            }
+            return Some((f.name.clone(), total, chain));
+        }
+    }
+    None
 }
 
 /// Inlines exactly the given call sites (callers processed bottom-up), ignoring budgets;

@@ -346,6 +346,7 @@ fn failures_only(info: &RestructureCfgInfo) -> RestructureCfgInfo {
         undemotable_value_count: info.undemotable_value_count,
         internal_error_count: info.internal_error_count,
         refused_at: info.refused_at.clone(),
+        refusal_message: info.refusal_message.clone(),
         ..RestructureCfgInfo::default()
     }
 }

@@ -14,6 +14,9 @@
 //!   level; blocks reached from nowhere come last. The order depends only on the entry
 //!   block and the terminators, never on the layout, so the view round-trips too.
 //!
+//! Indentation stops growing at [`MAX_INDENT_LEVELS`] levels (128 spaces), so the output
+//! is linear in the module's size however deep the nesting.
+//!
 //! The printer never panics on a corrupted module: invalid indices print as `<invalid …>`.
 
 use crate::constants::ConstKind;
@@ -26,6 +29,12 @@ use crate::module::Module;
 use crate::types::{quote, Scalar, ScalarKind, TypeData};
 use cranelift_entity::SecondaryMap;
 use std::fmt::Write;
+
+/// The deepest indentation the printer writes, in levels of four spaces: deeper blocks
+/// and braces are printed at this level, so the output stays linear in the module's size
+/// (a 5,000-deep nest would otherwise take 700 MB of spaces). The text format ignores
+/// indentation, so the output parses back to the same module.
+pub const MAX_INDENT_LEVELS: usize = 32;
 
 /// How function bodies are laid out.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
@@ -318,8 +327,9 @@ impl Printer<'_> {
         let _ = write!(self.out, " [{}]", items.join(", "));
     }
 
+    /// Indents by `depth` levels, at most [`MAX_INDENT_LEVELS`].
     fn indent(&mut self, depth: usize) {
-        for _ in 0..depth {
+        for _ in 0..depth.min(MAX_INDENT_LEVELS) {
             self.out.push_str("    ");
         }
     }

@@ -7,7 +7,8 @@
 //! - **`@FILE`** inputs are regular files (not `/dev/zero`, a FIFO or a directory) no larger
 //!   than the buffer cap: the size is checked from the metadata before reading, and the
 //!   read itself stops one byte past the cap (a file that grows meanwhile is refused too).
-//! - **Textures**: each side is 1..=[`MAX_TEXTURE_SIDE`]; the interpreter's storage of a
+//! - **Textures**: each side is at most [`MAX_TEXTURE_SIDE`] (a zero side is a usage
+//!   error); the interpreter's storage of a
 //!   texture (`W × H × L × samples` texels of [`INTERP_TEXEL_BYTES`] bytes) is at most the
 //!   buffer cap, computed with overflow-checked arithmetic.
 //! - **Dispatch**: each workgroup count is at most [`MAX_DISPATCH_PER_DIMENSION`] (WebGPU's
@@ -99,9 +100,9 @@ pub(crate) fn check_texture(
     samples: u32,
     cap: u64,
 ) -> Result<(), Failure> {
-    if extent.iter().any(|&e| e == 0 || e > MAX_TEXTURE_SIDE) {
+    if extent.iter().any(|&e| e > MAX_TEXTURE_SIDE) {
         return Err(exceeded(format!(
-            "{what}: every side must be 1..={MAX_TEXTURE_SIDE} (MAX_TEXTURE_SIDE)"
+            "{what}: every side must be at most {MAX_TEXTURE_SIDE} (MAX_TEXTURE_SIDE)"
         )));
     }
     let bytes = extent

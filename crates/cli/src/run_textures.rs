@@ -242,6 +242,11 @@ pub(crate) fn parse_texture(text: &str) -> Result<((u32, u32), TextureGiven), Fa
         [w, h, l] => [*w, *h, *l],
         _ => return Err(bad()),
     };
+    if extent.contains(&0) {
+        return Err(usage(format!(
+            "--texture `{text}`: every side must be at least 1"
+        )));
+    }
     Ok((
         key,
         TextureGiven {

@@ -4,7 +4,14 @@
 //! `oxir run INPUT --dispatch X[,Y[,Z]] [--entry NAME] [-O0|-O] [--engine interp|vulkan]
 //! [--device NAME|INDEX] [--buffer G:B=SPEC]... [--view G:B=TYPE]...
 //! [--texture G:B=WxH[xL][sN][:seed=S]]...
-//! [--default-size BYTES] [--max-instructions N] [--strict-bounds] [--shuffle SEED]`
+//! [--default-size BYTES] [--max-instructions N] [--strict-bounds] [--shuffle SEED]
+//! [--max-buffer-size BYTES] [--max-memory BYTES]`
+//!
+//! Sizes are checked before anything is allocated (`run_limits`): buffers, `@FILE`
+//! inputs, `--default-size` and textures against the buffer cap (`--max-buffer-size`,
+//! `OXIR_MAX_BUFFER_BYTES`, default 256 MiB), workgroup counts against 65535 per
+//! dimension; a `--buffer` shorter than its binding's data is refused (`initial_buffers`);
+//! `--max-memory` is the interpreter's variable-memory budget per workgroup.
 //!
 //! SPEC: `zero:BYTES`, `random:BYTES[:SEED]` (splitmix64 bytes), `@FILE` (raw bytes) or
 //! `TYPE:v1,v2,...` with TYPE one of u32, i32, f32. Bindings not given are zero-filled at

@@ -802,6 +802,53 @@ block0:
 }
 ";
 
+    /// `levels` functions, each calling the previous one twice.
+    fn doubling(levels: usize) -> String {
+        let mut text = String::from(
+            "callable @f0(u32) -> u32 {\nblock0(v0: u32):\n    v1: u32 = add v0, v0\n    return v1\n}\n",
+        );
+        for i in 1..=levels {
+            let j = i - 1;
+            text.push_str(&format!(
+                "callable @f{i}(u32) -> u32 {{\nblock0(v0: u32):\n    v1: u32 = call @f{j}(v0)\n    \
+                 v2: u32 = call @f{j}(v0)\n    v3: u32 = add v1, v2\n    return v3\n}}\n"
+            ));
+        }
+        text
+    }
+
+    #[test]
+    fn inline_all_over_its_size_limit_refuses_untouched_naming_the_chain() {
+        // Sizes after inlining: f0 2, f1 8, f2 20, f3 44 instructions.
+        let mut m = parse(&doubling(3));
+        let before = print_module(&m, View::Flat);
+        let info = run_all_on_module_with(
+            &mut m,
+            &InlineAllOptions {
+                max_function_size: 43,
+            },
+        );
+        assert_eq!(info.rejected_over_budget_count, 1);
+        assert_eq!(info.inlined_call_count, 0);
+        let refusal = info.failure().expect("refused");
+        assert_eq!(refusal.location().as_deref(), Some("@f3"));
+        let message = refusal.to_string();
+        assert!(message.contains("at least 44 instructions"), "{message}");
+        assert!(message.contains("@f3 -> @f2 -> @f1 -> @f0"), "{message}");
+        assert_eq!(print_module(&m, View::Flat), before);
+        // At the limit it inlines everything, and the bound was exact.
+        let info = run_all_on_module_with(
+            &mut m,
+            &InlineAllOptions {
+                max_function_size: 44,
+            },
+        );
+        assert_eq!(info.failure(), None);
+        assert_eq!(info.inlined_call_count, 6);
+        let f3 = m.function_by_name("f3").unwrap();
+        assert!(m.functions[f3].placed_inst_count() <= 44);
+    }
+
     #[test]
     fn malformed_call_with_wrong_argument_count_is_refused_untouched() {
         let mut m = parse(TWO_CALLS);

@@ -300,8 +300,14 @@ fn data_end(
                 + u64::from(*rows) * u64::from(elem.bytes())
         }
         TypeData::RuntimeArray { .. } => 0,
-        // wildcard-ok: every other type is one unit of `layout.size` bytes.
-        _ => u64::from(layout.size),
+        TypeData::Scalar(_)
+        | TypeData::Vector { .. }
+        | TypeData::Pointer { .. }
+        | TypeData::Void
+        | TypeData::Texture { .. }
+        | TypeData::StorageTexture { .. }
+        | TypeData::Sampler { .. }
+        | TypeData::Opaque(_) => u64::from(layout.size),
     })
 }
 

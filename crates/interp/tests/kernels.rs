@@ -170,6 +170,84 @@ fn runaway_loop_hits_the_instruction_limit() {
 }
 
 #[test]
+fn variable_memory_is_budgeted_before_allocating() {
+    // 16 invocations, each with a 64 KiB private array and a 4 KiB function array, and a
+    // 64 KiB workgroup array: 64 Ki + 16 * (64 Ki + 4 Ki) = 1,179,648 bytes per workgroup.
+    let module = compile_wgsl(
+        "@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+         var<private> p: array<u32, 16384>;
+         var<workgroup> w: array<u32, 16384>;
+         @compute @workgroup_size(16)
+         fn main(@builtin(local_invocation_index) i: u32) {
+             var f: array<u32, 1024>;
+             f[i] = i; p[i] = f[i] + 1u; w[i] = p[i];
+             workgroupBarrier();
+             out[i] = w[15u - i];
+         }",
+    );
+    let with_budget = |max_memory_bytes| Options {
+        max_memory_bytes,
+        ..Options::default()
+    };
+    let mut buffers = Buffers::new();
+    buffers.insert((0, 0), vec![0; 64]);
+    oxir_interp::dispatch(
+        &module,
+        "main",
+        [2, 1, 1],
+        &mut buffers,
+        &with_budget(1_179_648),
+    )
+    .unwrap();
+    assert_eq!(
+        u32s(&buffers[&(0, 0)]),
+        (1..=16).rev().collect::<Vec<u32>>()
+    );
+    let e = oxir_interp::dispatch(
+        &module,
+        "main",
+        [2, 1, 1],
+        &mut buffers,
+        &with_budget(1_179_647),
+    )
+    .unwrap_err();
+    assert!(
+        matches!(
+            e.kind,
+            ErrorKind::MemoryLimit {
+                limit: 1_179_647,
+                ..
+            }
+        ),
+        "{e}"
+    );
+    assert!(e.to_string().contains("--max-memory"), "{e}");
+}
+
+#[test]
+fn a_dispatch_larger_than_the_instruction_budget_is_refused_up_front() {
+    let module = compile_wgsl(
+        "@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+         @compute @workgroup_size(64) fn main() { out[0] = 1u; }",
+    );
+    let mut buffers = Buffers::new();
+    let options = Options {
+        max_instructions: 100_000,
+        ..Options::default()
+    };
+    let e =
+        oxir_interp::dispatch(&module, "main", [1600, 1, 1], &mut buffers, &options).unwrap_err();
+    assert_eq!(
+        e.kind,
+        ErrorKind::DispatchTooLarge {
+            invocations: 102_400,
+            limit: 100_000
+        }
+    );
+    oxir_interp::dispatch(&module, "main", [2, 1, 1], &mut buffers, &options).unwrap();
+}
+
+#[test]
 fn out_of_bounds_robust_and_error_modes() {
     let module = compile_wgsl(
         "@group(0) @binding(0) var<storage, read_write> out: array<u32>;

@@ -54,6 +54,8 @@
 //! interpreter (issue 5); the tests verify every lowered module today.
 
 mod constants;
+mod contain;
+mod depth;
 mod entry_points;
 mod error;
 mod expressions;
@@ -68,6 +70,8 @@ pub mod reflect;
 mod statements;
 mod types;
 
+pub use contain::{on_large_stack, STACK_BYTES};
+pub use depth::{glsl_nesting, wgsl_nesting, MAX_NESTING};
 pub use error::{CompileError, FrontendError, FrontendStage, LowerError, SourcePosition};
 pub use module::{lower, lower_with_options, verifier_options, LowerOptions};
 pub use parse::{parse_glsl, parse_spirv, parse_wgsl, validate, validator, GlslStage, Validated};

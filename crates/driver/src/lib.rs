@@ -40,6 +40,17 @@
 //!
 //! Every failure is one [`Error`] whose variant names the layer.
 //!
+//! ## Containment
+//!
+//! [`compile`], [`load`] and [`reflect`] run on a thread with [`STACK_BYTES`] of stack
+//! ([`on_large_stack`]; on the caller's thread when it already is one): naga, the
+//! lowering, the verifier and the passes recurse once per nesting level of the shader.
+//! naga itself runs under `catch_unwind` with its panic output silenced, and WGSL and
+//! GLSL text above [`MAX_NESTING`] is refused before naga reads it (`oxir-naga`'s
+//! `contain` and `depth` modules): a panic in naga is an [`Error::Frontend`] of stage
+//! `Panic` (`NAME: error: naga failed on this input: ...`), never a crash. What is not
+//! contained: out-of-memory aborts and endless loops inside naga.
+//!
 //! Invariants: the same input and options give the same bytes; the input is never
 //! modified (a built module is cloned before any pass runs).
 

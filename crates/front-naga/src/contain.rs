@@ -14,7 +14,7 @@
 //!   [`contained`] returns, so it may borrow the input). naga's parsers and validator
 //!   recurse once per nesting level of an expression or statement; a stack overflow aborts
 //!   the process and cannot be caught, so the text inputs are also checked first against
-//!   [`crate::depth::MAX_NESTING`], a bound that keeps naga well inside this stack.
+//!   [`crate::MAX_NESTING`], a bound that keeps naga well inside this stack.
 //!   The stack is reserved address space: only the pages naga touches are ever used.
 //!
 //! What this does NOT do: it does not contain an out-of-memory abort or an endless loop
@@ -31,7 +31,7 @@ use std::sync::Once;
 /// Measured on naga 30 (each figure is the deepest input that still passed on an 8 MiB
 /// stack, in the worst construct of each language): release builds take about 1.4 KiB
 /// of stack per nesting level (GLSL blocks: 4,293 levels per 8 MiB), debug builds about
-/// 40 KiB (GLSL unary minus: 198 levels per 8 MiB). At [`crate::depth::MAX_NESTING`]
+/// 40 KiB (GLSL unary minus: 198 levels per 8 MiB). At [`crate::MAX_NESTING`]
 /// levels a debug build needs about 160 MiB of this stack and a release build 6 MiB.
 pub const STACK_BYTES: usize = 512 << 20;
 

@@ -30,7 +30,7 @@
 use crate::contain::unlocated;
 use crate::error::{FrontendError, FrontendStage};
 
-/// The deepest estimate [`check`] lets through (see the module docs).
+/// The deepest estimate the front-end lets through (see the module docs).
 pub const MAX_NESTING: usize = 4096;
 
 /// Keywords of statements that nest the statement after them (without braces in GLSL).
@@ -279,5 +279,66 @@ impl<'a> Scanner<'a> {
                 self.at += 1;
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn wgsl(text: &str) -> usize {
+        deepest(text, Language::Wgsl).0
+    }
+
+    fn glsl(text: &str) -> usize {
+        deepest(text, Language::Glsl).0
+    }
+
+    #[test]
+    fn an_operator_chain_counts_each_operator_until_the_statement_ends() {
+        assert_eq!(wgsl("a = 1 + 2 + 3;"), 3);
+        assert_eq!(wgsl("a = 1 + 2; b = 3;"), 2);
+        assert_eq!(wgsl("f(1 + 2, 3 + 4 + 5)"), 3);
+    }
+
+    #[test]
+    fn brackets_add_to_the_operators_before_them() {
+        assert_eq!(wgsl("x = (((y)))"), 4);
+        assert_eq!(wgsl("x = a + (b + (c))"), 5);
+        assert_eq!(wgsl("a[b[c[0]]]"), 3);
+    }
+
+    #[test]
+    fn numbers_comments_and_preprocessor_lines_are_skipped() {
+        assert_eq!(wgsl("x 1.5e3 0x1p4 .25 // + + + +\n"), 0);
+        assert_eq!(wgsl("/* a /* nested + */ + + */ x"), 0);
+        assert_eq!(glsl("/* a /* */ + x"), 1, "GLSL comments do not nest");
+        assert_eq!(glsl("#define A (1 + 2 + \\\n 3)\nx"), 0);
+    }
+
+    #[test]
+    fn else_if_chains_and_unbraced_ifs_nest() {
+        let chain = "if (a) x; else if (b) x; else if (c) x; else if (d) x;";
+        assert_eq!(glsl(chain), 4);
+        assert_eq!(glsl("if (a) if (b) if (c) x;"), 4);
+        assert_eq!(wgsl("if a { x; } if b { y; } if c { z; }"), 2);
+    }
+
+    #[test]
+    fn the_estimate_is_refused_above_the_limit_with_a_location() {
+        let text = format!(
+            "fn f() {{\n  x = {};\n}}",
+            vec!["1"; MAX_NESTING + 5].join("+")
+        );
+        let error = check(&text, Language::Wgsl, "deep.wgsl").unwrap_err();
+        assert_eq!(error.stage, FrontendStage::Limit);
+        assert_eq!(error.location.map(|l| l.0), Some(2));
+        assert!(
+            error.rendered.starts_with("deep.wgsl:2:"),
+            "{}",
+            error.rendered
+        );
+        let fine = format!("x = {};", vec!["1"; MAX_NESTING].join("+"));
+        assert!(check(&fine, Language::Wgsl, "fine.wgsl").is_ok());
     }
 }

@@ -20,9 +20,9 @@ pub enum FrontendStage {
     Parse,
     /// `naga::valid::Validator`.
     Validate,
-    /// oxir's nesting bound ([`crate::depth`]) refused the text before naga read it.
+    /// oxir's nesting bound ([`crate::MAX_NESTING`]) refused the text before naga read it.
     Limit,
-    /// naga panicked on the input (a bug in naga, contained by [`crate::contain`]), or
+    /// naga panicked on the input (a bug in naga, contained by `catch_unwind`), or
     /// its thread could not be started.
     Panic,
 }

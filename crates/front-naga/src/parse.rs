@@ -11,9 +11,9 @@
 //! `unsupported: FEATURE at LINE:COLUMN` diagnostic. Validating with a narrower capability
 //! set would turn those refusals into naga's less precise "capability X is required".
 //!
-//! **Containment.** Every parse and validation runs through [`crate::contain`] (a large
+//! **Containment.** Every parse and validation runs through `contain.rs` (a large
 //! stack, naga's panics caught and turned into errors) and the text inputs first pass
-//! [`crate::depth`]'s nesting bound, so nothing naga does on any input crashes oxir.
+//! `depth.rs`'s nesting bound, so nothing naga does on any input crashes oxir.
 //! Errors without a line and column (SPIR-V input, naga's panics) render as
 //! `PATH: error: MESSAGE`.
 //!
@@ -82,7 +82,7 @@ pub fn validator() -> Validator {
     validator
 }
 
-/// Validates `module` (contained, see [`crate::contain`]); `path` and `source` are used
+/// Validates `module` (contained, see `contain.rs`); `path` and `source` are used
 /// to render naga's diagnostic (pass `None` for binary inputs).
 pub fn validate(
     module: naga::Module,
@@ -132,7 +132,7 @@ fn error_chain(error: &dyn std::error::Error) -> String {
     text
 }
 
-/// Parses and validates WGSL, after the nesting check ([`crate::depth`]), contained.
+/// Parses and validates WGSL, after the nesting check (`depth.rs`), contained.
 pub fn parse_wgsl(source: &str, path: &str) -> Result<Validated, FrontendError> {
     depth::check(source, Language::Wgsl, path)?;
     contained(path, || {
@@ -148,7 +148,7 @@ pub fn parse_wgsl(source: &str, path: &str) -> Result<Validated, FrontendError> 
     })
 }
 
-/// Parses and validates GLSL of one stage, after the nesting check ([`crate::depth`]),
+/// Parses and validates GLSL of one stage, after the nesting check (`depth.rs`),
 /// contained.
 pub fn parse_glsl(source: &str, stage: GlslStage, path: &str) -> Result<Validated, FrontendError> {
     depth::check(source, Language::Glsl, path)?;

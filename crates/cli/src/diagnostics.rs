@@ -1,6 +1,7 @@
 //! Rendering of rejected input: parse errors with a source snippet, verifier errors with
 //! the function, block and instruction they concern.
 
+use crate::files::input_name;
 use codespan_reporting::diagnostic::{Diagnostic, Label};
 use codespan_reporting::files::SimpleFile;
 use codespan_reporting::term::{
@@ -46,7 +47,7 @@ fn byte_offset(text: &str, line: u32, column: u32) -> usize {
 
 /// Prints `FILE:LINE:COLUMN: error: message` and a source snippet.
 pub fn report_parse_error(path: &Path, text: &str, error: &ParseError) {
-    let name = path.display().to_string();
+    let name = input_name(path);
     eprintln!(
         "{name}:{}:{}: error: {}",
         error.line, error.column, error.message
@@ -64,12 +65,9 @@ pub fn report_parse_error(path: &Path, text: &str, error: &ParseError) {
 
 /// Prints every verifier error as `FILE: error: <location>: message`.
 pub fn report_verifier_errors(path: &Path, report: &VerifierReport) {
+    let name = input_name(path);
     for error in &report.errors {
-        eprintln!("{}: error: {error}", path.display());
+        eprintln!("{name}: error: {error}");
     }
-    eprintln!(
-        "{}: {} verifier error(s)",
-        path.display(),
-        report.errors.len()
-    );
+    eprintln!("{name}: {} verifier error(s)", report.errors.len());
 }

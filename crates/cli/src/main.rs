@@ -7,6 +7,7 @@
 
 mod args;
 mod diagnostics;
+mod files;
 mod json;
 mod run;
 mod run_limits;
@@ -114,7 +115,11 @@ fn main() -> ExitCode {
             return ExitCode::from(code);
         }
     };
-    match run(cli) {
+    // Every command runs on a large stack: oxir's own code recurses once per level of
+    // nested control flow, as deep as the front-end's nesting bound lets a shader go.
+    let outcome = oxir_driver::on_large_stack(|| run(cli))
+        .unwrap_or_else(|e| Err(Failure::Usage(format!("cannot start oxir's thread: {e}"))));
+    match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure::Rejected) => ExitCode::from(1),
         Err(Failure::Usage(message)) => {
@@ -124,27 +129,8 @@ fn main() -> ExitCode {
     }
 }
 
-fn read_input(path: &Path) -> Result<String, Failure> {
-    if path == Path::new("-") {
-        let mut text = String::new();
-        std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
-            .map_err(|e| Failure::Usage(format!("cannot read standard input: {e}")))?;
-        return Ok(text);
-    }
-    let bytes = std::fs::read(path)
-        .map_err(|e| Failure::Usage(format!("cannot read {}: {e}", path.display())))?;
-    String::from_utf8(bytes).map_err(|e| {
-        eprintln!(
-            "error: {}: input is not UTF-8 (byte {})",
-            path.display(),
-            e.utf8_error().valid_up_to()
-        );
-        Failure::Rejected
-    })
-}
-
 fn parse_file(path: &Path) -> Result<(Module, String), Failure> {
-    let text = read_input(path)?;
+    let text = files::read_text(path)?;
     match oxir_ir::parser::parse_module(&text) {
         Ok(module) => Ok((module, text)),
         Err(error) => {
@@ -194,7 +180,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
                 Some(ViewArg::Structured) => print!("{}", print_module(&module, View::Structured)),
                 None => eprintln!(
                     "{}: ok ({} functions, {} instructions)",
-                    file.display(),
+                    files::input_name(&file),
                     module.functions.len(),
                     module.inst_count()
                 ),
@@ -219,7 +205,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
                 return Ok(());
             }
             let file = file.ok_or_else(|| Failure::Usage("no input file".into()))?;
-            let (name, pipeline) = build_pipeline(&passes, pipeline.as_deref())?;
+            let (pipeline_name, pipeline) = build_pipeline(&passes, pipeline.as_deref())?;
             let (mut module, _) = parse_file(&file)?;
             let report = verify_module(&module, &VerifierOptions::default());
             if !report.succeeded() {
@@ -227,21 +213,19 @@ fn run(cli: Cli) -> Result<(), Failure> {
                 return Err(Failure::Rejected);
             }
             let run = pipeline.run(&mut module);
+            let name = files::input_name(&file);
             if stats {
-                eprint!("{}", run.log(&name));
+                eprint!("{}", run.log(&pipeline_name));
             }
             if let Some(error) = &run.error {
                 match error.refusal().and_then(|refusal| refusal.location()) {
-                    Some(at) => eprintln!("{}: error: pass {error} (at {at})", file.display()),
-                    None => eprintln!("{}: error: pass {error}", file.display()),
+                    Some(at) => eprintln!("{name}: error: pass {error} (at {at})"),
+                    None => eprintln!("{name}: error: pass {error}"),
                 }
                 return Err(Failure::Rejected);
             }
             if !run.succeeded() {
-                eprintln!(
-                    "{}: error: pipeline {name} did not converge",
-                    file.display()
-                );
+                eprintln!("{name}: error: pipeline {pipeline_name} did not converge");
                 return Err(Failure::Rejected);
             }
             let view = if structured {

@@ -10,6 +10,7 @@
 
 use crate::args::{OptLevelArg, StageArg, TargetArg, TargetEnvArg};
 use crate::diagnostics::{report_parse_error, report_verifier_errors, Failure};
+use crate::files::{read_bytes, read_text};
 use oxir_driver::{CompileOptions, Error, GlslStage, Input, Target};
 use oxir_ir::Module;
 use std::path::{Path, PathBuf};
@@ -71,26 +72,11 @@ fn input_kind(path: &Path, stage: Option<StageArg>) -> Result<InputKind, Failure
     };
     if matches!(kind, InputKind::Glsl(_)) && matches!(extension, "wgsl" | "spv" | "oxir") {
         return Err(Failure::Usage(format!(
-            "--stage applies to GLSL input only, not .{extension}"
+            "{}: --stage applies to GLSL input only, not .{extension}",
+            path.display()
         )));
     }
     Ok(kind)
-}
-
-fn read_bytes(path: &Path) -> Result<Vec<u8>, Failure> {
-    std::fs::read(path).map_err(|e| Failure::Usage(format!("cannot read {}: {e}", path.display())))
-}
-
-fn read_text(path: &Path) -> Result<String, Failure> {
-    let bytes = read_bytes(path)?;
-    String::from_utf8(bytes).map_err(|e| {
-        eprintln!(
-            "error: {}: input is not UTF-8 (byte {})",
-            path.display(),
-            e.utf8_error().valid_up_to()
-        );
-        Failure::Rejected
-    })
 }
 
 /// An input file read from disk, kept for building the driver's [`Input`] and for
@@ -139,12 +125,15 @@ fn report(path: &Path, text: &str, error: &Error) -> Failure {
         }
         // A wrong `--entry` is a usage error.
         Error::NoSuchEntryPoint(e) => Failure::Usage(format!("{}: {e}", path.display())),
-        Error::EntryFilterOnModule => {
-            Failure::Usage("--entry applies to shader input, not .oxir".into())
-        }
-        Error::NotAShader => Failure::Usage(
-            "reflect reads shaders (.wgsl, .vert, .frag, .comp, .spv), not .oxir".into(),
-        ),
+        Error::EntryFilterOnModule => Failure::Usage(format!(
+            "{}: --entry applies to shader input, not .oxir",
+            path.display()
+        )),
+        Error::NotAShader => Failure::Usage(format!(
+            "{}: reflect reads shaders (.wgsl, .vert, .frag, .comp, .spv), not .oxir",
+            path.display()
+        )),
+        Error::Thread(_) => Failure::Usage(format!("{}: {error}", path.display())),
         Error::OxirParse(e) => {
             report_parse_error(path, text, e);
             Failure::Rejected

@@ -8,6 +8,7 @@
 //! | verifier | [`Error::Verification`] |
 //! | the target's pass pipeline | [`Error::PassRefused`] |
 //! | back-end | [`Error::Unsupported`], [`Error::BackendInternal`], [`Error::Disassembly`] |
+//! | the operating system | [`Error::Thread`] |
 //!
 //! `Display` is the layer's own message, without the input's name: the caller (the `oxir`
 //! command, say) puts the name in front. [`Error::Frontend`] and [`Error::Lower`] also
@@ -74,6 +75,10 @@ pub enum Error {
     /// The SPIR-V just written could not be disassembled (a bug in oxir).
     #[error("disassembly failed: {0}")]
     Disassembly(String),
+    /// The operating system refused to start the large-stack thread the compilation runs
+    /// on ([`crate::STACK_BYTES`] of reserved address space); nothing was compiled.
+    #[error("cannot start the compiler's thread: {0}")]
+    Thread(std::io::Error),
 }
 
 impl Error {
@@ -92,7 +97,8 @@ impl Error {
             | Error::PassRefused(_)
             | Error::Unsupported { .. }
             | Error::BackendInternal(_)
-            | Error::Disassembly(_) => None,
+            | Error::Disassembly(_)
+            | Error::Thread(_) => None,
         }
     }
 
@@ -116,7 +122,8 @@ impl Error {
             | Error::EntryFilterOnModule
             | Error::NotAShader
             | Error::Verification(_)
-            | Error::Disassembly(_) => None,
+            | Error::Disassembly(_)
+            | Error::Thread(_) => None,
         }
     }
 

@@ -40,6 +40,17 @@
 //!
 //! Every failure is one [`Error`] whose variant names the layer.
 //!
+//! ## Containment
+//!
+//! [`compile`], [`load`] and [`reflect`] run on a thread with [`STACK_BYTES`] of stack
+//! ([`on_large_stack`]; on the caller's thread when it already is one): naga, the
+//! lowering, the verifier and the passes recurse once per nesting level of the shader.
+//! naga itself runs under `catch_unwind` with its panic output silenced, and WGSL and
+//! GLSL text above [`MAX_NESTING`] is refused before naga reads it (`oxir-naga`'s
+//! `contain` and `depth` modules): a panic in naga is an [`Error::Frontend`] of stage
+//! `Panic` (`NAME: error: naga failed on this input: ...`), never a crash. What is not
+//! contained: out-of-memory aborts and endless loops inside naga.
+//!
 //! Invariants: the same input and options give the same bytes; the input is never
 //! modified (a built module is cloned before any pass runs).
 
@@ -51,7 +62,7 @@ mod input;
 pub use error::Error;
 pub use input::{Input, Source};
 pub use oxir_naga::reflect::Reflection;
-pub use oxir_naga::GlslStage;
+pub use oxir_naga::{on_large_stack, GlslStage, MAX_NESTING, STACK_BYTES};
 pub use oxir_spirv::TargetEnv;
 
 use input::{Classified, Shader};
@@ -141,6 +152,14 @@ pub fn compile(
     target: Target,
     options: &CompileOptions,
 ) -> Result<Artifact, Error> {
+    with_large_stack(|| compile_here(input, target, options))
+}
+
+fn compile_here(
+    input: Input<'_>,
+    target: Target,
+    options: &CompileOptions,
+) -> Result<Artifact, Error> {
     let module = load_verified(input, options)?;
     match target {
         Target::Oxir => {
@@ -163,12 +182,16 @@ pub fn compile(
 /// The front half of [`compile`]: the front-end and the verifier. The module returned is
 /// what [`Target::Oxir`] prints.
 pub fn load(input: Input<'_>, options: &CompileOptions) -> Result<Module, Error> {
-    load_verified(input, options).map(Cow::into_owned)
+    with_large_stack(|| load_verified(input, options).map(Cow::into_owned))
 }
 
 /// The interface of a shader (entry points, stage inputs and outputs, resource bindings
 /// with their sizes), from naga's validated module; nothing is lowered.
 pub fn reflect(input: Input<'_>) -> Result<Reflection, Error> {
+    with_large_stack(|| reflect_here(&input))
+}
+
+fn reflect_here(input: &Input<'_>) -> Result<Reflection, Error> {
     let Classified::Shader(shader) = Classified::of(&input.source) else {
         return Err(Error::NotAShader);
     };
@@ -177,6 +200,16 @@ pub fn reflect(input: Input<'_>) -> Result<Reflection, Error> {
         .parse(input.name)
         .map_err(Error::Frontend)?;
     Ok(oxir_naga::reflect(&validated.module, &validated.info))
+}
+
+/// Runs `work` (a whole [`compile`], [`load`] or [`reflect`]) with
+/// [`oxir_naga::STACK_BYTES`] of stack: the front-end's lowering, the verifier and the
+/// passes recurse once per level of nested control flow, as deep as the front-end's
+/// nesting bound ([`oxir_naga::MAX_NESTING`]) lets a shader go. Inline when the calling
+/// thread already has that stack (a caller may run several calls on one such thread with
+/// [`oxir_naga::on_large_stack`]).
+fn with_large_stack<T: Send>(work: impl FnOnce() -> Result<T, Error> + Send) -> Result<T, Error> {
+    oxir_naga::on_large_stack(work).unwrap_or_else(|error| Err(Error::Thread(error)))
 }
 
 /// The pass pipeline `target` runs at `level`, or `None` when it runs none. `O1` adds

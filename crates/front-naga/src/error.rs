@@ -20,6 +20,11 @@ pub enum FrontendStage {
     Parse,
     /// `naga::valid::Validator`.
     Validate,
+    /// oxir's nesting bound ([`crate::MAX_NESTING`]) refused the text before naga read it.
+    Limit,
+    /// naga panicked on the input (a bug in naga, contained by `catch_unwind`), or
+    /// its thread could not be started.
+    Panic,
 }
 
 /// naga rejected the input. `rendered` is naga's own diagnostic text (with the snippet);

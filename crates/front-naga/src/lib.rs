@@ -17,6 +17,16 @@
 //! assert!(report.succeeded());
 //! ```
 //!
+//! ## Containment
+//!
+//! naga runs contained (`contain.rs`): parse and validation under `catch_unwind` on a
+//! thread with [`STACK_BYTES`] of stack ([`on_large_stack`]), a panic becoming a
+//! [`FrontendError`] of stage [`FrontendStage::Panic`] without output from the panic hook;
+//! WGSL and GLSL text above the lexical nesting bound [`MAX_NESTING`] (`depth.rs`) is
+//! refused first ([`FrontendStage::Limit`]), so naga's recursion stays inside that stack.
+//! The lowering recurses per nested statement too: callers run it on a large stack
+//! (`oxir-driver` does).
+//!
 //! ## What a lowered module is
 //!
 //! 1. It passes `oxir_ir::verifier::verify_module` with the default options plus
@@ -54,6 +64,8 @@
 //! interpreter (issue 5); the tests verify every lowered module today.
 
 mod constants;
+mod contain;
+mod depth;
 mod entry_points;
 mod error;
 mod expressions;
@@ -68,6 +80,8 @@ pub mod reflect;
 mod statements;
 mod types;
 
+pub use contain::{on_large_stack, STACK_BYTES};
+pub use depth::{glsl_nesting, wgsl_nesting, MAX_NESTING};
 pub use error::{CompileError, FrontendError, FrontendStage, LowerError, SourcePosition};
 pub use module::{lower, lower_with_options, verifier_options, LowerOptions};
 pub use parse::{parse_glsl, parse_spirv, parse_wgsl, validate, validator, GlslStage, Validated};

@@ -11,10 +11,18 @@
 //! `unsupported: FEATURE at LINE:COLUMN` diagnostic. Validating with a narrower capability
 //! set would turn those refusals into naga's less precise "capability X is required".
 //!
+//! **Containment.** Every parse and validation runs through `contain.rs` (a large
+//! stack, naga's panics caught and turned into errors) and the text inputs first pass
+//! `depth.rs`'s nesting bound, so nothing naga does on any input crashes oxir.
+//! Errors without a line and column (SPIR-V input, naga's panics) render as
+//! `PATH: error: MESSAGE`.
+//!
 //! **SPIR-V** is read with naga's default options: `adjust_coordinate_space` flips the
 //! vertex position's y so that every oxir module uses naga's (WebGPU's) clip-space
 //! convention, whatever language it came from.
 
+use crate::contain::{contained, unlocated};
+use crate::depth::{self, Language};
 use crate::error::{FrontendError, FrontendStage};
 use naga::valid::{
     Capabilities, ModuleInfo, ShaderStages, SubgroupOperationSet, ValidationFlags, Validator,
@@ -74,9 +82,19 @@ pub fn validator() -> Validator {
     validator
 }
 
-/// Validates `module`; `path` and `source` are used to render naga's diagnostic (pass
-/// `None` for binary inputs).
+/// Validates `module` (contained, see `contain.rs`); `path` and `source` are used
+/// to render naga's diagnostic (pass `None` for binary inputs).
 pub fn validate(
+    module: naga::Module,
+    path: &str,
+    source: Option<&str>,
+) -> Result<Validated, FrontendError> {
+    contained(path, || validate_here(module, path, source))
+}
+
+/// [`validate`] on the calling thread, uncontained: for work already inside
+/// [`contained`].
+fn validate_here(
     module: naga::Module,
     path: &str,
     source: Option<&str>,
@@ -87,21 +105,17 @@ pub fn validate(
             let summary = error_chain(&error);
             // Spans of a binary input are byte offsets into the binary: there is no text to
             // draw a snippet from (and naga's renderer would index past its end).
-            let (location, rendered) = match source {
-                Some(text) => (
-                    error
+            match source {
+                Some(text) => Err(FrontendError {
+                    stage: FrontendStage::Validate,
+                    location: error
                         .location(text)
                         .map(|l| (l.line_number, l.line_position)),
-                    error.emit_to_string_with_path(text, path),
-                ),
-                None => (None, format!("error: {summary}\n  in {path}\n")),
-            };
-            Err(FrontendError {
-                stage: FrontendStage::Validate,
-                summary,
-                location,
-                rendered,
-            })
+                    rendered: error.emit_to_string_with_path(text, path),
+                    summary,
+                }),
+                None => Err(unlocated(path, FrontendStage::Validate, summary)),
+            }
         }
     }
 }
@@ -118,46 +132,51 @@ fn error_chain(error: &dyn std::error::Error) -> String {
     text
 }
 
-/// Parses and validates WGSL.
+/// Parses and validates WGSL, after the nesting check (`depth.rs`), contained.
 pub fn parse_wgsl(source: &str, path: &str) -> Result<Validated, FrontendError> {
-    let module = naga::front::wgsl::parse_str(source).map_err(|error| FrontendError {
-        stage: FrontendStage::Parse,
-        summary: error.message().to_string(),
-        location: error
-            .location(source)
-            .map(|l| (l.line_number, l.line_position)),
-        rendered: error.emit_to_string_with_path(source, path),
-    })?;
-    validate(module, path, Some(source))
-}
-
-/// Parses and validates GLSL of one stage.
-pub fn parse_glsl(source: &str, stage: GlslStage, path: &str) -> Result<Validated, FrontendError> {
-    let options = naga::front::glsl::Options::from(stage.naga());
-    let mut frontend = naga::front::glsl::Frontend::default();
-    let module = frontend.parse(&options, source).map_err(|errors| {
-        let first = errors.errors.first();
-        FrontendError {
+    depth::check(source, Language::Wgsl, path)?;
+    contained(path, || {
+        let module = naga::front::wgsl::parse_str(source).map_err(|error| FrontendError {
             stage: FrontendStage::Parse,
-            summary: first.map_or_else(|| "GLSL parse error".to_string(), |e| e.kind.to_string()),
-            location: first
-                .and_then(|e| e.location(source))
+            summary: error.message().to_string(),
+            location: error
+                .location(source)
                 .map(|l| (l.line_number, l.line_position)),
-            rendered: errors.emit_to_string_with_path(source, path),
-        }
-    })?;
-    validate(module, path, Some(source))
+            rendered: error.emit_to_string_with_path(source, path),
+        })?;
+        validate_here(module, path, Some(source))
+    })
 }
 
-/// Parses and validates a SPIR-V binary.
-pub fn parse_spirv(bytes: &[u8], path: &str) -> Result<Validated, FrontendError> {
-    let options = naga::front::spv::Options::default();
-    let module =
-        naga::front::spv::parse_u8_slice(bytes, &options).map_err(|error| FrontendError {
-            stage: FrontendStage::Parse,
-            summary: error.to_string(),
-            location: None,
-            rendered: error.emit_to_string_with_path("", path),
+/// Parses and validates GLSL of one stage, after the nesting check (`depth.rs`),
+/// contained.
+pub fn parse_glsl(source: &str, stage: GlslStage, path: &str) -> Result<Validated, FrontendError> {
+    depth::check(source, Language::Glsl, path)?;
+    contained(path, || {
+        let options = naga::front::glsl::Options::from(stage.naga());
+        let mut frontend = naga::front::glsl::Frontend::default();
+        let module = frontend.parse(&options, source).map_err(|errors| {
+            let first = errors.errors.first();
+            FrontendError {
+                stage: FrontendStage::Parse,
+                summary: first
+                    .map_or_else(|| "GLSL parse error".to_string(), |e| e.kind.to_string()),
+                location: first
+                    .and_then(|e| e.location(source))
+                    .map(|l| (l.line_number, l.line_position)),
+                rendered: errors.emit_to_string_with_path(source, path),
+            }
         })?;
-    validate(module, path, None)
+        validate_here(module, path, Some(source))
+    })
+}
+
+/// Parses and validates a SPIR-V binary, contained.
+pub fn parse_spirv(bytes: &[u8], path: &str) -> Result<Validated, FrontendError> {
+    contained(path, || {
+        let options = naga::front::spv::Options::default();
+        let module = naga::front::spv::parse_u8_slice(bytes, &options)
+            .map_err(|error| unlocated(path, FrontendStage::Parse, error.to_string()))?;
+        validate_here(module, path, None)
+    })
 }

@@ -155,3 +155,40 @@ fn corpus_lowers_or_refuses_without_panics() {
         failures.join("\n")
     );
 }
+
+/// The nesting bound is far from real shaders: every project and corpus WGSL and GLSL
+/// file's estimate is under a tenth of `MAX_NESTING`.
+#[test]
+fn real_shaders_stay_far_below_the_nesting_bound() {
+    let mut files = Vec::new();
+    collect(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/shaders"),
+        &mut files,
+    );
+    match corpus_dir() {
+        Some(dir) => collect(&dir, &mut files),
+        None => eprintln!("corpus absent (set OXIR_CORPUS_DIR): project shaders only"),
+    }
+    let mut deepest = (0, PathBuf::new());
+    for file in &files {
+        let extension = file.extension().and_then(|e| e.to_str()).unwrap_or("");
+        let Ok(text) = std::fs::read_to_string(file) else {
+            continue;
+        };
+        let depth = match extension {
+            "wgsl" => oxir_naga::wgsl_nesting(&text),
+            "vert" | "frag" | "comp" => oxir_naga::glsl_nesting(&text),
+            _ => continue,
+        };
+        if depth > deepest.0 {
+            deepest = (depth, file.clone());
+        }
+    }
+    eprintln!(
+        "{} files; deepest nesting estimate {} ({})",
+        files.len(),
+        deepest.0,
+        deepest.1.display()
+    );
+    assert!(deepest.0 * 10 < oxir_naga::MAX_NESTING, "{deepest:?}");
+}

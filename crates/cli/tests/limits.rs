@@ -248,6 +248,13 @@ fn workgroup_sizes_over_the_verifier_maximum() {
             );
         }
     }
+    // WGSL's size is refused as the shader's, at its location, not as a lowering bug.
+    let (out, _) = bounded(&["compile", &wgsl, "--target", "spirv"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !stderr.contains("internal") && stderr.contains("workgroup size 1024x1024x64"),
+        "{stderr}"
+    );
 }
 
 /// `words` with every `OpExecutionMode %e LocalSize x y z` set to `size`.

@@ -217,6 +217,30 @@ fn keep_interpolation(binding: StageBinding, keep: bool) -> StageBinding {
 }
 
 /// The function kind, signature and argument/result mapping of `entry`.
+/// A workgroup size within the verifier's documented maximum, refused here (with the
+/// shader's location) rather than as a lowered module that does not verify.
+fn check_workgroup_size(size: [u32; 3], span: Span) -> Result<()> {
+    use oxir_ir::verifier::{MAX_WORKGROUP_INVOCATIONS, MAX_WORKGROUP_SIZE};
+    let invocations: u64 = size.iter().map(|&d| u64::from(d)).product();
+    let within = size
+        .iter()
+        .zip(MAX_WORKGROUP_SIZE)
+        .all(|(&d, max)| d <= max);
+    if within && invocations <= MAX_WORKGROUP_INVOCATIONS {
+        return Ok(());
+    }
+    let [mx, my, mz] = MAX_WORKGROUP_SIZE;
+    Err(LowerError::unsupported(
+        format!(
+            "workgroup size {}x{}x{} ({invocations} invocations; the limits are \
+             MAX_WORKGROUP_SIZE {mx}x{my}x{mz} and MAX_WORKGROUP_INVOCATIONS \
+             {MAX_WORKGROUP_INVOCATIONS})",
+            size[0], size[1], size[2]
+        ),
+        span,
+    ))
+}
+
 pub(crate) fn entry_interface(
     m: &mut ModuleLowerer<'_>,
     entry: &naga::EntryPoint,
@@ -235,6 +259,7 @@ pub(crate) fn entry_interface(
                     span,
                 ));
             }
+            check_workgroup_size(entry.workgroup_size, span)?;
             FunctionKind::Kernel {
                 workgroup_size: entry.workgroup_size,
             }

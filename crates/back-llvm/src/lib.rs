@@ -90,7 +90,7 @@ impl fmt::Display for Location {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum Error {
     /// The preflight refused the module: the target cannot express something in it.
-    #[error("unsupported: {what} (at {location})")]
+    #[error("unsupported: {what}")]
     Unsupported {
         /// What the target cannot express (starting with the op's mnemonic for ops).
         what: String,

@@ -74,6 +74,21 @@ pub enum Error {
     /// The SPIR-V just written could not be disassembled (a bug in oxir).
     #[error("disassembly failed: {0}")]
     Disassembly(String),
+    /// The LLVM writer failed on a module its preflight accepted (a bug in oxir).
+    #[error(transparent)]
+    LlvmInternal(oxir_llvm::Error),
+    /// An LLVM tool (`llc`, `opt`, `llvm-link`) or libdevice is missing or failed: its
+    /// name and message.
+    #[error("{tool}: {message}")]
+    Tool {
+        /// The tool or file.
+        tool: String,
+        /// What went wrong (the tool's own output when it ran).
+        message: String,
+    },
+    /// `--arch` / `OXIR_CUDA_ARCH` is not of the form `sm_NN` (optionally with a letter).
+    #[error("`{0}` is not an NVIDIA GPU architecture (expected sm_NN, e.g. sm_80)")]
+    BadArch(String),
 }
 
 impl Error {
@@ -92,7 +107,10 @@ impl Error {
             | Error::PassRefused(_)
             | Error::Unsupported { .. }
             | Error::BackendInternal(_)
-            | Error::Disassembly(_) => None,
+            | Error::Disassembly(_)
+            | Error::LlvmInternal(_)
+            | Error::Tool { .. }
+            | Error::BadArch(_) => None,
         }
     }
 
@@ -116,7 +134,28 @@ impl Error {
             | Error::EntryFilterOnModule
             | Error::NotAShader
             | Error::Verification(_)
-            | Error::Disassembly(_) => None,
+            | Error::Disassembly(_)
+            | Error::LlvmInternal(_)
+            | Error::Tool { .. }
+            | Error::BadArch(_) => None,
+        }
+    }
+
+    /// Maps the LLVM back-end's error to the layer it comes from.
+    pub(crate) fn from_llvm(error: oxir_llvm::Error) -> Self {
+        match error {
+            oxir_llvm::Error::Unsupported { what, location } => Error::Unsupported {
+                what,
+                location: oxir_spirv::Location {
+                    function: location.function,
+                    block: location.block,
+                    instruction: location.instruction,
+                },
+            },
+            oxir_llvm::Error::Pipeline(e) => Error::PassRefused(e),
+            oxir_llvm::Error::Internal { .. } | oxir_llvm::Error::Invalid(_) => {
+                Error::LlvmInternal(error)
+            }
         }
     }
 

@@ -47,6 +47,7 @@
 
 mod error;
 mod input;
+mod llvm;
 
 pub use error::Error;
 pub use input::{Input, Source};
@@ -70,6 +71,10 @@ pub enum Target {
     Spirv,
     /// The SPIR-V binary's disassembly.
     SpirvAsm,
+    /// LLVM IR text for NVIDIA GPUs (`nvptx64-nvidia-cuda`).
+    LlvmNvptx,
+    /// PTX assembly, through `llc` (see the `llvm` module for the tools it finds).
+    Ptx,
 }
 
 /// How hard to optimise. Today both levels run the same pipeline (see [`target_pipeline`]).
@@ -94,6 +99,9 @@ pub struct CompileOptions {
     /// Print the oxir text in the structured view (blocks nested under the constructs that
     /// own them) instead of layout order ([`Target::Oxir`] only).
     pub structured: bool,
+    /// The NVIDIA GPU (`sm_80`, `sm_90a`, ...) [`Target::Ptx`] is for; `None`:
+    /// `OXIR_CUDA_ARCH`, else `sm_80`.
+    pub cuda_arch: Option<String>,
 }
 
 /// The result of [`compile`].
@@ -105,6 +113,10 @@ pub enum Artifact {
     Spirv(Vec<u32>),
     /// SPIR-V disassembly, ending in a newline ([`Target::SpirvAsm`]).
     SpirvAsm(String),
+    /// LLVM IR text ([`Target::LlvmNvptx`]).
+    Llvm(String),
+    /// PTX text ([`Target::Ptx`]).
+    Ptx(String),
 }
 
 impl Artifact {
@@ -112,7 +124,10 @@ impl Artifact {
     /// file format).
     pub fn to_bytes(&self) -> Vec<u8> {
         match self {
-            Artifact::Oxir(text) | Artifact::SpirvAsm(text) => text.clone().into_bytes(),
+            Artifact::Oxir(text)
+            | Artifact::SpirvAsm(text)
+            | Artifact::Llvm(text)
+            | Artifact::Ptx(text) => text.clone().into_bytes(),
             Artifact::Spirv(words) => oxir_spirv::to_bytes(words),
         }
     }
@@ -120,7 +135,10 @@ impl Artifact {
     /// The text of a textual artifact; `None` for SPIR-V words.
     pub fn as_text(&self) -> Option<&str> {
         match self {
-            Artifact::Oxir(text) | Artifact::SpirvAsm(text) => Some(text),
+            Artifact::Oxir(text)
+            | Artifact::SpirvAsm(text)
+            | Artifact::Llvm(text)
+            | Artifact::Ptx(text) => Some(text),
             Artifact::Spirv(_) => None,
         }
     }
@@ -129,7 +147,9 @@ impl Artifact {
     pub fn as_words(&self) -> Option<&[u32]> {
         match self {
             Artifact::Spirv(words) => Some(words),
-            Artifact::Oxir(_) | Artifact::SpirvAsm(_) => None,
+            Artifact::Oxir(_) | Artifact::SpirvAsm(_) | Artifact::Llvm(_) | Artifact::Ptx(_) => {
+                None
+            }
         }
     }
 }
@@ -156,6 +176,14 @@ pub fn compile(
             let words = emit_spirv(module, target, options)?;
             let text = oxir_spirv::disassemble(&words).map_err(Error::Disassembly)?;
             Ok(Artifact::SpirvAsm(format!("{text}\n")))
+        }
+        Target::LlvmNvptx => {
+            let module = prepared(module, target, options)?;
+            Ok(Artifact::Llvm(llvm::emit_llvm(module, options)?))
+        }
+        Target::Ptx => {
+            let module = prepared(module, target, options)?;
+            Ok(Artifact::Ptx(llvm::emit_ptx(module, options)?))
         }
     }
 }
@@ -187,7 +215,25 @@ pub fn target_pipeline(target: Target, level: OptLevel) -> Option<PassPipeline> 
         (Target::Spirv | Target::SpirvAsm, OptLevel::O0 | OptLevel::O1) => {
             Some(oxir_spirv::pipeline())
         }
+        (Target::LlvmNvptx | Target::Ptx, OptLevel::O0 | OptLevel::O1) => {
+            Some(oxir_llvm::pipeline())
+        }
     }
+}
+
+/// The target's pipeline on an owned copy of `module`.
+fn prepared(
+    module: Cow<'_, Module>,
+    target: Target,
+    options: &CompileOptions,
+) -> Result<Module, Error> {
+    let mut module = module.into_owned();
+    if let Some(pipeline) = target_pipeline(target, options.opt_level) {
+        if let Some(error) = pipeline.run(&mut module).error {
+            return Err(Error::PassRefused(error));
+        }
+    }
+    Ok(module)
 }
 
 fn load_verified<'a>(input: Input<'a>, options: &CompileOptions) -> Result<Cow<'a, Module>, Error> {

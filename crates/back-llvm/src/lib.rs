@@ -27,6 +27,8 @@
 //! - **Control flow**: block parameters become `phi`s with one entry per CFG edge; edges
 //!   of one terminator that reach the same block with different arguments go through
 //!   split blocks. `switch_br` is a `switch`.
+//! - **Dynamic indices** into arrays and matrices held in registers go through an
+//!   entry-block scratch slot, the index clamped to the last element.
 //! - **Special registers** from `llvm.nvvm.read.ptx.sreg.*`; barriers as
 //!   `llvm.nvvm.barrier.cta.sync.aligned.all` (LLVM 22's name for `barrier0`); atomics
 //!   `monotonic` with `syncscope("device")` on buffers and `syncscope("block")` on
@@ -37,9 +39,8 @@
 //! ## What is refused
 //!
 //! Vertex and fragment shaders (and their registers, derivatives, `discard`); textures and
-//! samplers; matrix arithmetic; `extract_bits` / `insert_bits`; dynamic indexing of arrays
-//! and matrices held in registers; calls and callables that survive inlining; external
-//! functions; `print`, `assert`, `clock`; workgroup allocas; workgroup variables with a
+//! samplers; matrix arithmetic; `extract_bits` / `insert_bits`; calls and callables that
+//! survive inlining; external functions; `print`, `assert`, `clock`; workgroup allocas; workgroup variables with a
 //! non-zero initializer; whole-value loads and stores of more than [`MAX_LEAVES`]
 //! scalars; typed-pointer targets.
 

@@ -154,10 +154,6 @@ fn is_matrix(module: &Module, ty: Type) -> bool {
     matches!(module.types.try_get(ty), Some(TypeData::Matrix { .. }))
 }
 
-fn is_vector(module: &Module, ty: Type) -> bool {
-    matches!(module.types.try_get(ty), Some(TypeData::Vector { .. }))
-}
-
 fn is_scalar_or_vector(module: &Module, ty: Type) -> bool {
     matches!(
         module.types.try_get(ty),
@@ -231,11 +227,10 @@ fn check_inst(
         },
         Lowering::Composite(CompositeOp::ExtractDynamic | CompositeOp::InsertDynamic) => {
             match arg_ty(0) {
-                Some(t) if is_vector(module, t) => Ok(()),
-                _ => Err(
-                    "dynamic indexing of arrays and matrices held in registers (not written yet)"
-                        .into(),
-                ),
+                Some(t) if leaves(module, t) > MAX_LEAVES => Err(format!(
+                    "a dynamic index into a value of more than {MAX_LEAVES} scalars"
+                )),
+                _ => Ok(()),
             }
         }
         Lowering::Math(MathOp::Bitcast) => match (arg_ty(0), result_ty) {

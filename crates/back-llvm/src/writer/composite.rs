@@ -146,6 +146,9 @@ pub(crate) fn write_composite(
                 lanes.join(", ")
             ))
         }
+        CompositeOp::ExtractDynamic | CompositeOp::InsertDynamic if !is_vector(w, first)? => {
+            spilled_dynamic(w, inst, data, op == CompositeOp::InsertDynamic)?
+        }
         CompositeOp::ExtractDynamic => {
             let index = w.typed(data.args[1])?;
             w.assign(&format!("extractelement {}, {index}", w.typed(first)?))
@@ -160,6 +163,96 @@ pub(crate) fn write_composite(
         }
     };
     w.finish(inst, &rty, &r)
+}
+
+fn is_vector(w: &FnWriter<'_, '_>, v: Value) -> Result<bool, Error> {
+    Ok(matches!(
+        w.type_data(w.type_of(v))?,
+        TypeData::Vector { .. }
+    ))
+}
+
+/// The scratch slot the prologue allocates for a dynamic index into an array or matrix.
+pub(crate) fn scratch_slot(inst: Inst) -> String {
+    format!("%scratch.{inst}")
+}
+
+/// `extract_dynamic` / `insert_dynamic` on an array or matrix: the value goes through its
+/// entry-block scratch slot, the index clamped to the last element (an index out of range
+/// reads or writes the last element, never outside the slot).
+fn spilled_dynamic(
+    w: &mut FnWriter<'_, '_>,
+    inst: Inst,
+    data: &InstData,
+    insert: bool,
+) -> Result<String, Error> {
+    use super::memory::{load_value, store_value};
+    use oxir_ir::AddressSpace;
+    let first = data.args[0];
+    let ty = w.type_of(first);
+    let (elem, len, stride) = element_layout(w, ty)?;
+    let slot = scratch_slot(inst);
+    let value = w.op(first)?;
+    store_value(w, &slot, ty, AddressSpace::Function, &value)?;
+    let index_value = data.args[if insert { 2 } else { 1 }];
+    let ish = w.shape_of(index_value)?;
+    let index = w.op(index_value)?;
+    let wide = match ish.elem.bits {
+        64 => index,
+        _ => w.assign(&format!("zext {} {index} to i64", ish.ty)),
+    };
+    let clamped = w.call(
+        "i64",
+        "llvm.umin.i64",
+        &[
+            ("i64", &wide),
+            ("i64", &(u64::from(len.max(1)) - 1).to_string()),
+        ],
+    );
+    let offset = w.assign(&format!("mul i64 {clamped}, {stride}"));
+    let at = w.assign(&format!("getelementptr i8, ptr {slot}, i64 {offset}"));
+    if insert {
+        let element = w.op(data.args[1])?;
+        store_value(w, &at, elem, AddressSpace::Function, &element)?;
+        load_value(w, &slot, ty, AddressSpace::Function)
+    } else {
+        load_value(w, &at, elem, AddressSpace::Function)
+    }
+}
+
+/// The element type, count and stride (std430) of an array or matrix type.
+fn element_layout(w: &FnWriter<'_, '_>, ty: Type) -> Result<(Type, u32, u32), Error> {
+    let types = &w.state.module.types;
+    let layout = oxir_ir::data_layout::layout_of(
+        types,
+        ty,
+        super::rules_for(oxir_ir::AddressSpace::Function),
+    )
+    .map_err(|e| w.fail(e.to_string()))?;
+    let stride = layout
+        .stride
+        .ok_or_else(|| w.fail("dynamic index into a type without a stride"))?;
+    match w.type_data(ty)? {
+        TypeData::Array { elem, len } => Ok((*elem, *len, stride)),
+        TypeData::Matrix {
+            elem,
+            columns,
+            rows,
+        } => {
+            let column = types
+                .iter()
+                .find(|(_, d)| {
+                    **d == TypeData::Vector {
+                        elem: *elem,
+                        len: *rows,
+                    }
+                })
+                .map(|(t, _)| t)
+                .ok_or_else(|| w.fail("matrix column type not interned"))?;
+            Ok((column, u32::from(*columns), stride))
+        }
+        _ => Err(w.fail("dynamic index into a non-composite")),
+    }
 }
 
 /// `construct`: a vector from scalars and vectors (their lanes in order), a matrix from

@@ -8,7 +8,7 @@
 //! initialised from their constant; function-space allocas are entry allocas too.
 
 use super::{internal, rules_for, ModuleState};
-use crate::lowering::{lowering, Lowering};
+use crate::lowering::{lowering, CompositeOp, Lowering};
 use crate::types::{self, const_literal};
 use crate::{Error, Location};
 use cranelift_entity::EntityRef;
@@ -305,6 +305,12 @@ fn prologue(w: &mut FnWriter<'_, '_>) -> Result<(), Error> {
     for block in w.func.layout.blocks() {
         for inst in w.func.layout.block_insts(block) {
             let data = w.func.dfg.inst(inst);
+            if let Lowering::Composite(CompositeOp::ExtractDynamic | CompositeOp::InsertDynamic) =
+                lowering(data.opcode)
+            {
+                scratch(w, inst, data)?;
+                continue;
+            }
             if lowering(data.opcode) != Lowering::Memory(crate::lowering::MemoryOp::Alloca) {
                 continue;
             }
@@ -327,6 +333,27 @@ fn prologue(w: &mut FnWriter<'_, '_>) -> Result<(), Error> {
             w.line(&format!("{result} = alloca {mem}, align {align}"));
         }
     }
+    Ok(())
+}
+
+/// The entry-block scratch slot of a dynamic index into an array or matrix value.
+fn scratch(w: &mut FnWriter<'_, '_>, inst: Inst, data: &InstData) -> Result<(), Error> {
+    let ty = data
+        .args
+        .first()
+        .map(|&v| w.type_of(v))
+        .ok_or_else(|| w.fail("dynamic index without operands"))?;
+    if let TypeData::Vector { .. } = w.type_data(ty)? {
+        return Ok(());
+    }
+    let rules = rules_for(AddressSpace::Function);
+    let types = &w.state.module.types;
+    let mem = types::mem(types, ty, rules).map_err(|e| w.fail(e))?;
+    let align = layout_of(types, ty, rules)
+        .map_err(|e| w.fail(e.to_string()))?
+        .align;
+    let slot = super::composite::scratch_slot(inst);
+    w.line(&format!("{slot} = alloca {mem}, align {align}"));
     Ok(())
 }
 

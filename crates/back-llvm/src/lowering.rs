@@ -20,6 +20,8 @@ pub(crate) enum Lowering {
     Elementary(&'static str),
     /// Building and projecting composite values.
     Composite(CompositeOp),
+    /// Matrix arithmetic (`writer/matrix.rs`).
+    Matrix(MatrixOp),
     /// Memory, atomics and barriers.
     Memory(MemoryOp),
     /// Special-register reads.
@@ -115,6 +117,23 @@ pub(crate) enum Reduction {
     Max,
 }
 
+/// Ops of `writer/matrix.rs`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum MatrixOp {
+    /// `add` / `sub` of matrices (the arithmetic table routes them here by type).
+    AddSub {
+        add: bool,
+    },
+    TimesScalar,
+    TimesVector,
+    VectorTimes,
+    TimesMatrix,
+    Outer,
+    Transpose,
+    Determinant,
+    Inverse,
+}
+
 /// Ops of `writer/composite.rs`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub(crate) enum CompositeOp {
@@ -170,7 +189,6 @@ pub(crate) enum Register {
 }
 
 const GRAPHICS: &str = "graphics-stage state (the LLVM targets compile kernels only)";
-const MATRIX: &str = "matrix arithmetic (not written for LLVM yet)";
 
 fn rmw(signed: &'static str, unsigned: &'static str) -> Lowering {
     Lowering::Memory(MemoryOp::Atomic(AtomicOp::Rmw { signed, unsigned }))
@@ -265,14 +283,14 @@ pub(crate) fn lowering(op: Opcode) -> Lowering {
         O::ReduceMul => Math(MathOp::Reduce(Reduction::Mul)),
         O::ReduceMin => Math(MathOp::Reduce(Reduction::Min)),
         O::ReduceMax => Math(MathOp::Reduce(Reduction::Max)),
-        O::OuterProduct
-        | O::MatrixTimesMatrix
-        | O::MatrixTimesVector
-        | O::VectorTimesMatrix
-        | O::MatrixTimesScalar
-        | O::Transpose
-        | O::Determinant
-        | O::Inverse => Refused(MATRIX),
+        O::OuterProduct => Lowering::Matrix(MatrixOp::Outer),
+        O::MatrixTimesMatrix => Lowering::Matrix(MatrixOp::TimesMatrix),
+        O::MatrixTimesVector => Lowering::Matrix(MatrixOp::TimesVector),
+        O::VectorTimesMatrix => Lowering::Matrix(MatrixOp::VectorTimes),
+        O::MatrixTimesScalar => Lowering::Matrix(MatrixOp::TimesScalar),
+        O::Transpose => Lowering::Matrix(MatrixOp::Transpose),
+        O::Determinant => Lowering::Matrix(MatrixOp::Determinant),
+        O::Inverse => Lowering::Matrix(MatrixOp::Inverse),
         O::Convert => Math(MathOp::Convert),
         O::Bitcast => Math(MathOp::Bitcast),
         O::Construct => Composite(CompositeOp::Construct),

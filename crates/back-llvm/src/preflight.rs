@@ -7,7 +7,7 @@
 //!
 //! A refusal is [`Error::Unsupported`], located at the function, block and instruction.
 
-use crate::lowering::{lowering, ArithOp, CompositeOp, Lowering, MathOp, MemoryOp};
+use crate::lowering::{lowering, CompositeOp, Lowering, MathOp, MemoryOp};
 use crate::target::{MathLibrary, PointerDialect, TargetDesc};
 use crate::{Error, Location};
 use oxir_ir::types::TypeData;
@@ -30,6 +30,7 @@ pub fn opcode_support(op: oxir_ir::Opcode) -> Support {
         | Lowering::Math(_)
         | Lowering::Elementary(_)
         | Lowering::Composite(_)
+        | Lowering::Matrix(_)
         | Lowering::Memory(_)
         | Lowering::Register(_)
         | Lowering::Terminator(_) => Support::Written,
@@ -150,10 +151,6 @@ fn leaves(module: &Module, ty: Type) -> u64 {
     }
 }
 
-fn is_matrix(module: &Module, ty: Type) -> bool {
-    matches!(module.types.try_get(ty), Some(TypeData::Matrix { .. }))
-}
-
 fn is_scalar_or_vector(module: &Module, ty: Type) -> bool {
     matches!(
         module.types.try_get(ty),
@@ -219,12 +216,6 @@ fn check_inst(
                 Err("no precise implementation on this target (no math library)".into())
             }
         },
-        Lowering::Arith(ArithOp::Add | ArithOp::Sub) => match arg_ty(0) {
-            Some(t) if is_matrix(module, t) => {
-                Err("matrix arithmetic (not written for LLVM yet)".into())
-            }
-            _ => Ok(()),
-        },
         Lowering::Composite(CompositeOp::ExtractDynamic | CompositeOp::InsertDynamic) => {
             match arg_ty(0) {
                 Some(t) if leaves(module, t) > MAX_LEAVES => Err(format!(
@@ -261,6 +252,7 @@ fn check_inst(
         Lowering::Arith(_)
         | Lowering::Math(_)
         | Lowering::Composite(_)
+        | Lowering::Matrix(_)
         | Lowering::Memory(_)
         | Lowering::Register(_)
         | Lowering::Terminator(_) => Ok(()),

@@ -8,7 +8,7 @@
 //! initialised from their constant; function-space allocas are entry allocas too.
 
 use super::{internal, rules_for, ModuleState};
-use crate::lowering::{lowering, CompositeOp, Lowering};
+use crate::lowering::{lowering, ArithOp, CompositeOp, Lowering, MatrixOp};
 use crate::types::{self, const_literal};
 use crate::{Error, Location};
 use cranelift_entity::EntityRef;
@@ -435,10 +435,15 @@ fn write_block(
         let data = w.func.dfg.inst(inst);
         match lowering(data.opcode) {
             Lowering::Terminator(op) => write_terminator(w, block, data, op)?,
+            Lowering::Arith(op @ (ArithOp::Add | ArithOp::Sub)) if matrix_operand(w, data)? => {
+                let add = op == ArithOp::Add;
+                super::matrix::write_matrix(w, inst, data, MatrixOp::AddSub { add })?
+            }
             Lowering::Arith(op) => super::arith::write_arith(w, inst, data, op)?,
             Lowering::Math(op) => super::arith::write_math(w, inst, data, op)?,
             Lowering::Elementary(name) => super::arith::write_elementary(w, inst, data, name)?,
             Lowering::Composite(op) => super::composite::write_composite(w, inst, data, op)?,
+            Lowering::Matrix(op) => super::matrix::write_matrix(w, inst, data, op)?,
             Lowering::Memory(op) => super::memory::write_memory(w, inst, data, op)?,
             Lowering::Register(r) => super::memory::write_register(w, inst, r)?,
             Lowering::Refused(why) => {
@@ -447,6 +452,16 @@ fn write_block(
         }
     }
     Ok(())
+}
+
+fn matrix_operand(w: &FnWriter<'_, '_>, data: &InstData) -> Result<bool, Error> {
+    match data.args.first() {
+        Some(&v) => Ok(matches!(
+            w.type_data(w.type_of(v))?,
+            TypeData::Matrix { .. }
+        )),
+        None => Ok(false),
+    }
 }
 
 fn write_terminator(

@@ -19,6 +19,7 @@
 mod arith;
 mod composite;
 mod function;
+mod matrix;
 mod memory;
 
 use crate::target::TargetDesc;

@@ -39,7 +39,7 @@
 //! ## What is refused
 //!
 //! Vertex and fragment shaders (and their registers, derivatives, `discard`); textures and
-//! samplers; `extract_bits` / `insert_bits`; calls and callables that
+//! samplers; calls and callables that
 //! survive inlining; external functions; `print`, `assert`, `clock`; workgroup allocas; workgroup variables with a
 //! non-zero initializer; whole-value loads and stores of more than [`MAX_LEAVES`]
 //! scalars; typed-pointer targets.

@@ -59,6 +59,10 @@ pub(crate) enum ArithOp {
     },
     /// A one-operand bit intrinsic (`ctpop`, `ctlz`, `cttz`, `bitreverse`).
     BitCount(&'static str),
+    /// `extract_bits` (false) / `insert_bits` (true), with WGSL's clamping.
+    BitField {
+        insert: bool,
+    },
     Compare(Comparison),
     IsNan,
     IsInf,
@@ -223,9 +227,8 @@ pub(crate) fn lowering(op: Opcode) -> Lowering {
         O::CountLeadingZeros => Arith(ArithOp::BitCount("ctlz")),
         O::CountTrailingZeros => Arith(ArithOp::BitCount("cttz")),
         O::ReverseBits => Arith(ArithOp::BitCount("bitreverse")),
-        O::ExtractBits | O::InsertBits => {
-            Refused("bit-field extraction and insertion (not written for LLVM yet)")
-        }
+        O::ExtractBits => Arith(ArithOp::BitField { insert: false }),
+        O::InsertBits => Arith(ArithOp::BitField { insert: true }),
         O::Eq => Arith(ArithOp::Compare(Comparison::Eq)),
         O::Ne => Arith(ArithOp::Compare(Comparison::Ne)),
         O::Lt => Arith(ArithOp::Compare(Comparison::Lt)),

@@ -206,6 +206,7 @@ pub(crate) fn write_arith(
                 w.intrinsic(name, &sh, &ty, &[a])
             }
         }
+        ArithOp::BitField { insert } => bit_field(w, &sh, insert, &ops)?,
         ArithOp::Compare(cmp) => {
             let pred = predicate(cmp, &sh);
             let kind = if f { "fcmp" } else { "icmp" };
@@ -239,6 +240,102 @@ pub(crate) fn write_arith(
         },
     };
     w.finish(inst, &sh.ty, &r)
+}
+
+/// `extract_bits e, offset, count` / `insert_bits e, new, offset, count` as the
+/// interpreter computes them: in 64-bit lanes, `o = min(offset, W)`, `c = min(count, W -
+/// o)`, an empty field giving 0 (extract) or `e` (insert); shifts that would be out of
+/// range are only ever selected away.
+fn bit_field(
+    w: &mut FnWriter<'_, '_>,
+    sh: &Shape,
+    insert: bool,
+    ops: &[String],
+) -> Result<String, Error> {
+    let wide = Shape {
+        elem: Scalar {
+            kind: sh.elem.kind,
+            bits: 64,
+        },
+        lanes: sh.lanes,
+        ty: match sh.lanes {
+            Some(n) => format!("<{n} x i64>"),
+            None => "i64".into(),
+        },
+    };
+    let (ty, wty, bty) = (sh.ty.clone(), wide.ty.clone(), wide.bool_ty());
+    let extend = |w: &mut FnWriter<'_, '_>, v: &str| {
+        if sh.elem.bits == 64 {
+            v.to_string()
+        } else {
+            w.assign(&format!("zext {ty} {v} to {wty}"))
+        }
+    };
+    let lane_arg = |w: &mut FnWriter<'_, '_>, v: &str| {
+        let x = w.assign(&format!("zext i32 {v} to i64"));
+        match wide.lanes {
+            None => x,
+            Some(n) => {
+                let one = w.assign(&format!("insertelement {wty} poison, i64 {x}, i32 0"));
+                w.assign(&format!(
+                    "shufflevector {wty} {one}, {wty} poison, <{n} x i32> zeroinitializer"
+                ))
+            }
+        }
+    };
+    let (e, new, offset, count) = if insert {
+        (arg(ops, 0), Some(arg(ops, 1)), arg(ops, 2), arg(ops, 3))
+    } else {
+        (arg(ops, 0), None, arg(ops, 1), arg(ops, 2))
+    };
+    let width = wide.splat(&sh.elem.bits.to_string());
+    let e64 = extend(w, e);
+    let off = lane_arg(w, offset);
+    let cnt = lane_arg(w, count);
+    let o = w.intrinsic("umin", &wide, &wty, &[&off, &width]);
+    let room = w.binop("sub", &wide, &width, &o);
+    let c = w.intrinsic("umin", &wide, &wty, &[&cnt, &room]);
+    let empty = w.assign(&format!("icmp eq {wty} {c}, {}", wide.splat("0")));
+    let full = w.assign(&format!("icmp eq {wty} {c}, {}", wide.splat("64")));
+    let bit = w.binop("shl", &wide, &wide.splat("1"), &c);
+    let low = w.binop("sub", &wide, &bit, &wide.splat("1"));
+    let low = w.assign(&format!(
+        "select {bty} {full}, {wty} {}, {wty} {low}",
+        wide.splat("-1")
+    ));
+    let r = match new {
+        None => {
+            let shifted = w.binop("lshr", &wide, &e64, &o);
+            let v = w.binop("and", &wide, &shifted, &low);
+            let v = if sh.signed() {
+                let s = w.binop("sub", &wide, &wide.splat("64"), &c);
+                let up = w.binop("shl", &wide, &v, &s);
+                let ext = w.binop("ashr", &wide, &up, &s);
+                w.assign(&format!("select {bty} {full}, {wty} {v}, {wty} {ext}"))
+            } else {
+                v
+            };
+            w.assign(&format!(
+                "select {bty} {empty}, {wty} {}, {wty} {v}",
+                wide.splat("0")
+            ))
+        }
+        Some(n) => {
+            let n64 = extend(w, n);
+            let field = w.binop("shl", &wide, &low, &o);
+            let keep = w.binop("xor", &wide, &field, &wide.splat("-1"));
+            let kept = w.binop("and", &wide, &e64, &keep);
+            let moved = w.binop("shl", &wide, &n64, &o);
+            let put = w.binop("and", &wide, &moved, &field);
+            let v = w.binop("or", &wide, &kept, &put);
+            w.assign(&format!("select {bty} {empty}, {wty} {e64}, {wty} {v}"))
+        }
+    };
+    Ok(if sh.elem.bits == 64 {
+        r
+    } else {
+        w.assign(&format!("trunc {wty} {r} to {ty}"))
+    })
 }
 
 /// WGSL integer division or remainder with a safe divisor (see the module docs).

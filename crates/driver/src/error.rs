@@ -7,7 +7,8 @@
 //! | the request itself | [`Error::EntryFilterOnModule`], [`Error::NotAShader`] |
 //! | verifier | [`Error::Verification`] |
 //! | the target's pass pipeline | [`Error::PassRefused`] |
-//! | back-end | [`Error::Unsupported`], [`Error::BackendInternal`], [`Error::Disassembly`] |
+//! | back-end | [`Error::Unsupported`], [`Error::BackendInternal`], [`Error::Disassembly`], [`Error::LlvmInternal`] |
+//! | LLVM tools and `--arch` | [`Error::Tool`], [`Error::BadArch`] |
 //!
 //! `Display` is the layer's own message, without the input's name: the caller (the `oxir`
 //! command, say) puts the name in front. [`Error::Frontend`] and [`Error::Lower`] also

@@ -31,12 +31,15 @@
 //!    defaults plus unique merge blocks and canonical break/continue targets).
 //! 3. **The target's pass pipeline** ([`target_pipeline`]), chosen from the target and
 //!    the [`OptLevel`]: none for [`Target::Oxir`] (the text is the verified front-end
-//!    output); `oxir_spirv::pipeline()` for the SPIR-V targets. `-O1` adds no pass to
-//!    either yet: both levels give the same bytes.
+//!    output); `oxir_spirv::pipeline()` for the SPIR-V targets; `oxir_llvm::pipeline()`
+//!    (`normalize`) for the LLVM targets. `-O1` adds no oxir pass yet; for the LLVM
+//!    targets it runs LLVM's `opt -O2`.
 //! 4. **Preflight and emit**: `oxir_spirv::write_module` verifies that the pipeline's
 //!    output is what the writer takes, runs the preflight (which refuses, before anything
 //!    is written, whatever the target environment cannot express) and writes the words.
-//! 5. **Artifact**: oxir text, SPIR-V words, or their disassembly.
+//!    The LLVM targets: `oxir_llvm::write_module` likewise, then (for PTX) libdevice,
+//!    `opt` and `llc` (module `llvm`: how the tools are found, `OXIR_DUMP_LLVM`).
+//! 5. **Artifact**: oxir text, SPIR-V words or their disassembly, LLVM IR or PTX text.
 //!
 //! Every failure is one [`Error`] whose variant names the layer.
 //!

@@ -36,12 +36,12 @@ fn entry_signature_of_buffers_and_padded_uniforms() {
     let module = oxir_ir::parser::parse_module(KERNEL).unwrap();
     let ll = write_module(&module, &TargetDesc::nvptx()).unwrap();
     assert!(
-        ll.contains("ptr byval(<{ float, [12 x i8], [3 x float], i32 }>) align 16 %u"),
+        ll.contains("ptr byval(<{ float, [12 x i8], [3 x float], i32 }>) align 16 %g.u"),
         "{ll}"
     );
     assert!(
         ll.contains(
-            "ptr byval(<{ i32, half, [10 x i8], [2 x [2 x <{ i32, [12 x i8] }>]] }>) align 16 %b"
+            "ptr byval(<{ i32, half, [10 x i8], [2 x [2 x <{ i32, [12 x i8] }>]] }>) align 16 %g.b"
         ),
         "{ll}"
     );

@@ -33,7 +33,9 @@ fn llvm_text_is_deterministic_and_names_the_kernel() {
     assert_eq!(a, b);
     let text = a.as_text().unwrap();
     assert!(
-        text.contains("define ptx_kernel void @scale(ptr addrspace(1) noalias %d, i64 %d.bytes)"),
+        text.contains(
+            "define ptx_kernel void @scale(ptr addrspace(1) noalias %g.d, i64 %g.d.bytes)"
+        ),
         "{text}"
     );
 }

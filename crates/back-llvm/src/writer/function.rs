@@ -2,7 +2,7 @@
 //! terminators (plain and structured: both are written as their executable edges).
 //!
 //! **Entry ABI.** Bound globals become parameters in `(group, binding)` order: a storage
-//! buffer is `ptr addrspace(S) noalias %name` followed by `i64 %name.bytes`, the byte
+//! buffer is `ptr addrspace(S) noalias %g.NAME` followed by `i64 %g.NAME.bytes`, the byte
 //! size of the binding (what `array_length` divides); a uniform or push-constant block is
 //! one by-value parameter, `ptr byval(MEM) align A`. Private globals are entry allocas,
 //! initialised from their constant; function-space allocas are entry allocas too.
@@ -56,9 +56,9 @@ pub fn kernel_params(
                 let ptr = types::pointer(target.storage_space);
                 out.push(KernelParam {
                     global: g,
-                    text: format!("{ptr} noalias %{name}, i64 %{name}.bytes"),
-                    address: format!("%{name}"),
-                    bytes: Some(format!("%{name}.bytes")),
+                    text: format!("{ptr} noalias %g.{name}, i64 %g.{name}.bytes"),
+                    address: format!("%g.{name}"),
+                    bytes: Some(format!("%g.{name}.bytes")),
                 });
             }
             AddressSpace::Uniform | AddressSpace::PushConstant => {
@@ -69,10 +69,10 @@ pub fn kernel_params(
                 out.push(KernelParam {
                     global: g,
                     text: format!(
-                        "{} byval({mem}) align {align} %{name}",
+                        "{} byval({mem}) align {align} %g.{name}",
                         types::pointer(target.generic_space)
                     ),
-                    address: format!("%{name}"),
+                    address: format!("%g.{name}"),
                     bytes: None,
                 });
             }

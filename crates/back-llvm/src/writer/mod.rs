@@ -47,7 +47,9 @@ pub(crate) fn rules_for(space: AddressSpace) -> LayoutRules {
 }
 
 /// Symbol names legal in PTX (`[A-Za-z_][A-Za-z0-9_]*`), unique, assigned in module
-/// order: an illegal character becomes `_`, and a name already taken gets `_N`.
+/// order: an illegal character becomes `_`, a leading digit or libdevice's `__nv_` prefix
+/// gets a `_` in front, and a name already taken gets `_N`. Kernel parameters are
+/// `%g.NAME`, apart from the writer's `%vN` / `%tN` values.
 #[derive(Default)]
 pub(crate) struct Symbols {
     taken: BTreeSet<String>,
@@ -65,7 +67,11 @@ impl Symbols {
                 }
             })
             .collect();
-        if base.is_empty() || base.starts_with(|c: char| c.is_ascii_digit()) {
+        // A leading digit is not a PTX identifier; `__nv_` names belong to libdevice.
+        if base.is_empty()
+            || base.starts_with(|c: char| c.is_ascii_digit())
+            || base.starts_with("__nv_")
+        {
             base.insert(0, '_');
         }
         let mut candidate = base.clone();
@@ -167,4 +173,21 @@ pub(crate) fn write(module: &Module, target: &TargetDesc) -> Result<String, Erro
     }
     let _ = writeln!(out, "\nattributes #0 = {{ convergent nounwind }}");
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Symbols;
+
+    #[test]
+    fn symbols_are_legal_unique_and_deterministic() {
+        let mut s = Symbols::default();
+        assert_eq!(s.legalise("main"), "main");
+        assert_eq!(s.legalise("main"), "main_1");
+        assert_eq!(s.legalise("a.b-c"), "a_b_c");
+        assert_eq!(s.legalise("a_b_c"), "a_b_c_1");
+        assert_eq!(s.legalise("9lives"), "_9lives");
+        assert_eq!(s.legalise("__nv_sinf"), "___nv_sinf");
+        assert_eq!(s.legalise(""), "_");
+    }
 }

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Runs oxir's whole test suite. Installs the system tools the tests need, with apt-get and
 # only when they are missing: spirv-tools, and the Vulkan loader with Mesa's lavapipe
-# driver (libvulkan1, mesa-vulkan-drivers); the later back-end issues add LLVM and
-# virglrenderer here.
+# driver (libvulkan1, mesa-vulkan-drivers), and LLVM 22 (llc-22, opt-22, llvm-link-22).
+# NVIDIA's PTX assembler and libdevice come from the nvidia-cuda-nvcc-cu12 wheel, unpacked
+# into a cache folder outside the repository (never committed: NVIDIA's licence).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # Packages as "command:package" pairs; a package is installed only if its command is missing.
-required_tools=("spirv-val:spirv-tools")
+required_tools=("spirv-val:spirv-tools" "llc-22:llvm-22")
 
 missing=()
 for pair in "${required_tools[@]+"${required_tools[@]}"}"; do
@@ -25,6 +26,29 @@ if [ "${#missing[@]}" -gt 0 ]; then
     $sudo_cmd apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}"
 fi
+
+# ptxas and libdevice: one 40 MB wheel download, only when the cache folder lacks them.
+ptx_cache="${OXIR_PTX_CACHE:-$HOME/.cache/oxir/ptxas}"
+if ! command -v ptxas >/dev/null 2>&1 && [ ! -x "$ptx_cache/ptxas" ]; then
+    echo "scripts/test.sh: fetching ptxas and libdevice (nvidia-cuda-nvcc-cu12) into $ptx_cache"
+    mkdir -p "$ptx_cache/whl"
+    python3 -m pip download -q --no-deps -d "$ptx_cache/whl" nvidia-cuda-nvcc-cu12==12.9.86
+    python3 - "$ptx_cache" <<'PY'
+import glob, os, sys, zipfile
+cache = sys.argv[1]
+wheel = zipfile.ZipFile(sorted(glob.glob(os.path.join(cache, "whl", "*.whl")))[0])
+for member, name in [("nvidia/cuda_nvcc/bin/ptxas", "ptxas"),
+                     ("nvidia/cuda_nvcc/nvvm/libdevice/libdevice.10.bc", "libdevice.10.bc")]:
+    with open(os.path.join(cache, name), "wb") as out:
+        out.write(wheel.read(member))
+os.chmod(os.path.join(cache, "ptxas"), 0o755)
+PY
+    rm -rf "$ptx_cache/whl"
+fi
+[ -x "$ptx_cache/ptxas" ] && export OXIR_PTXAS="${OXIR_PTXAS:-$ptx_cache/ptxas}"
+[ -f "$ptx_cache/libdevice.10.bc" ] && export OXIR_LIBDEVICE="${OXIR_LIBDEVICE:-$ptx_cache/libdevice.10.bc}"
+# LLVM tests fail (rather than skip) when llc, opt or ptxas is missing.
+export OXIR_REQUIRE_LLVM=1
 
 # Vulkan tests run on lavapipe, and fail (rather than skip) when Vulkan is unavailable.
 lvp_icd=$(compgen -G "/usr/share/vulkan/icd.d/lvp_icd.*.json" | head -n 1 || true)

@@ -13,6 +13,10 @@ pub enum TargetArg {
     Spirv,
     /// The SPIR-V binary's disassembly.
     SpirvAsm,
+    /// LLVM IR text for NVIDIA GPUs (compute kernels).
+    LlvmNvptx,
+    /// PTX assembly through llc-22 (compute kernels).
+    Ptx,
 }
 
 impl From<TargetArg> for oxir_driver::Target {
@@ -21,6 +25,8 @@ impl From<TargetArg> for oxir_driver::Target {
             TargetArg::Oxir => oxir_driver::Target::Oxir,
             TargetArg::Spirv => oxir_driver::Target::Spirv,
             TargetArg::SpirvAsm => oxir_driver::Target::SpirvAsm,
+            TargetArg::LlvmNvptx => oxir_driver::Target::LlvmNvptx,
+            TargetArg::Ptx => oxir_driver::Target::Ptx,
         }
     }
 }

@@ -35,6 +35,9 @@ pub struct CompileArgs {
     /// way; -O adds no further passes yet).
     #[arg(short = 'O', value_name = "LEVEL", num_args = 0..=1, default_missing_value = "1")]
     pub opt_level: Option<OptLevelArg>,
+    /// The NVIDIA GPU for --target ptx (sm_NN; default OXIR_CUDA_ARCH, else sm_80).
+    #[arg(long, value_name = "SM")]
+    pub arch: Option<String>,
     /// Write the result here instead of standard output.
     #[arg(short = 'o', value_name = "OUT")]
     pub output: Option<PathBuf>,
@@ -142,13 +145,21 @@ fn report(path: &Path, text: &str, error: &Error) -> Failure {
             report_verifier_errors(path, verifier_report);
             Failure::Rejected
         }
+        // A missing or failing LLVM tool, or a malformed --arch, is the environment's or
+        // the command line's fault, not the input's.
+        Error::Tool { .. } | Error::BadArch(_) => {
+            Failure::Usage(format!("{}: {error}", path.display()))
+        }
         Error::PassRefused(_)
         | Error::Unsupported { .. }
         | Error::BackendInternal(_)
+        | Error::LlvmInternal(_)
         | Error::Disassembly(_) => {
             // Internal errors carry their location in the message already.
             match error.location() {
-                Some(at) if !matches!(error, Error::BackendInternal(_)) => {
+                Some(at)
+                    if !matches!(error, Error::BackendInternal(_) | Error::LlvmInternal(_)) =>
+                {
                     eprintln!("error: {}: {error} (at {at})", path.display())
                 }
                 _ => eprintln!("error: {}: {error}", path.display()),
@@ -171,10 +182,19 @@ fn read_input(path: &Path, stage: Option<StageArg>, entry: bool) -> Result<Loade
 /// [-O0|-O] [-o OUT] [--structured]`.
 pub fn compile(args: CompileArgs) -> Result<(), Failure> {
     let spirv = matches!(args.target, TargetArg::Spirv | TargetArg::SpirvAsm);
-    if !spirv && (args.target_env.is_some() || args.opt_level.is_some()) {
+    let llvm = matches!(args.target, TargetArg::LlvmNvptx | TargetArg::Ptx);
+    if !spirv && args.target_env.is_some() {
         return Err(Failure::Usage(
-            "--target-env and -O apply to --target spirv and spirv-asm".into(),
+            "--target-env applies to --target spirv and spirv-asm".into(),
         ));
+    }
+    if !spirv && !llvm && args.opt_level.is_some() {
+        return Err(Failure::Usage(
+            "-O applies to --target spirv, spirv-asm, llvm-nvptx and ptx".into(),
+        ));
+    }
+    if args.target != TargetArg::Ptx && args.arch.is_some() {
+        return Err(Failure::Usage("--arch applies to --target ptx".into()));
     }
     let loaded = read_input(&args.input, args.stage, args.entry.is_some())?;
     let options = CompileOptions {
@@ -182,6 +202,7 @@ pub fn compile(args: CompileArgs) -> Result<(), Failure> {
         opt_level: args.opt_level.map(Into::into).unwrap_or_default(),
         target_env: args.target_env.map(Into::into).unwrap_or_default(),
         structured: args.structured,
+        cuda_arch: args.arch,
     };
     let target = Target::from(args.target);
     let artifact = oxir_driver::compile(loaded.input(), target, &options)

@@ -203,7 +203,19 @@ fn unsupported_features_exit_1_naming_feature_and_location() {
 fn usage_and_io_errors_exit_2() {
     let wgsl = path("examples/clamp_scale.wgsl");
     assert_eq!(
-        oxir(&["compile", &wgsl, "--target", "ptx"]).status.code(),
+        oxir(&["compile", &wgsl, "--target", "metal"]).status.code(),
+        Some(2)
+    );
+    assert_eq!(
+        oxir(&["compile", &wgsl, "--target", "spirv-asm", "--arch", "sm_80"])
+            .status
+            .code(),
+        Some(2)
+    );
+    assert_eq!(
+        oxir(&["compile", &wgsl, "--target", "ptx", "--arch", "sm_x"])
+            .status
+            .code(),
         Some(2)
     );
     assert_eq!(

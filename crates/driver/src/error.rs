@@ -7,7 +7,8 @@
 //! | the request itself | [`Error::EntryFilterOnModule`], [`Error::NotAShader`] |
 //! | verifier | [`Error::Verification`] |
 //! | the target's pass pipeline | [`Error::PassRefused`] |
-//! | back-end | [`Error::Unsupported`], [`Error::BackendInternal`], [`Error::Disassembly`] |
+//! | back-end | [`Error::Unsupported`], [`Error::BackendInternal`], [`Error::Disassembly`], [`Error::LlvmInternal`] |
+//! | LLVM tools and `--arch` | [`Error::Tool`], [`Error::BadArch`] |
 //! | the operating system | [`Error::Thread`] |
 //!
 //! `Display` is the layer's own message, without the input's name: the caller (the `oxir`
@@ -79,6 +80,21 @@ pub enum Error {
     /// on ([`crate::STACK_BYTES`] of reserved address space); nothing was compiled.
     #[error("cannot start the compiler's thread: {0}")]
     Thread(std::io::Error),
+    /// The LLVM writer failed on a module its preflight accepted (a bug in oxir).
+    #[error(transparent)]
+    LlvmInternal(oxir_llvm::Error),
+    /// An LLVM tool (`llc`, `opt`, `llvm-link`) or libdevice is missing or failed: its
+    /// name and message.
+    #[error("{tool}: {message}")]
+    Tool {
+        /// The tool or file.
+        tool: String,
+        /// What went wrong (the tool's own output when it ran).
+        message: String,
+    },
+    /// `--arch` / `OXIR_CUDA_ARCH` is not of the form `sm_NN` (optionally with a letter).
+    #[error("`{0}` is not an NVIDIA GPU architecture (expected sm_NN, e.g. sm_80)")]
+    BadArch(String),
 }
 
 impl Error {
@@ -98,7 +114,10 @@ impl Error {
             | Error::Unsupported { .. }
             | Error::BackendInternal(_)
             | Error::Disassembly(_)
-            | Error::Thread(_) => None,
+            | Error::Thread(_)
+            | Error::LlvmInternal(_)
+            | Error::Tool { .. }
+            | Error::BadArch(_) => None,
         }
     }
 
@@ -123,7 +142,28 @@ impl Error {
             | Error::NotAShader
             | Error::Verification(_)
             | Error::Disassembly(_)
-            | Error::Thread(_) => None,
+            | Error::Thread(_)
+            | Error::LlvmInternal(_)
+            | Error::Tool { .. }
+            | Error::BadArch(_) => None,
+        }
+    }
+
+    /// Maps the LLVM back-end's error to the layer it comes from.
+    pub(crate) fn from_llvm(error: oxir_llvm::Error) -> Self {
+        match error {
+            oxir_llvm::Error::Unsupported { what, location } => Error::Unsupported {
+                what,
+                location: oxir_spirv::Location {
+                    function: location.function,
+                    block: location.block,
+                    instruction: location.instruction,
+                },
+            },
+            oxir_llvm::Error::Pipeline(e) => Error::PassRefused(e),
+            oxir_llvm::Error::Internal { .. } | oxir_llvm::Error::Invalid(_) => {
+                Error::LlvmInternal(error)
+            }
         }
     }
 

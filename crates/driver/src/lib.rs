@@ -31,12 +31,15 @@
 //!    defaults plus unique merge blocks and canonical break/continue targets).
 //! 3. **The target's pass pipeline** ([`target_pipeline`]), chosen from the target and
 //!    the [`OptLevel`]: none for [`Target::Oxir`] (the text is the verified front-end
-//!    output); `oxir_spirv::pipeline()` for the SPIR-V targets. `-O1` adds no pass to
-//!    either yet: both levels give the same bytes.
+//!    output); `oxir_spirv::pipeline()` for the SPIR-V targets; `oxir_llvm::pipeline()`
+//!    (`normalize`) for the LLVM targets. `-O1` adds no oxir pass yet; for the LLVM
+//!    targets it runs LLVM's `opt -O2`.
 //! 4. **Preflight and emit**: `oxir_spirv::write_module` verifies that the pipeline's
 //!    output is what the writer takes, runs the preflight (which refuses, before anything
 //!    is written, whatever the target environment cannot express) and writes the words.
-//! 5. **Artifact**: oxir text, SPIR-V words, or their disassembly.
+//!    The LLVM targets: `oxir_llvm::write_module` likewise, then (for PTX) libdevice,
+//!    `opt` and `llc` (module `llvm`: how the tools are found, `OXIR_DUMP_LLVM`).
+//! 5. **Artifact**: oxir text, SPIR-V words or their disassembly, LLVM IR or PTX text.
 //!
 //! Every failure is one [`Error`] whose variant names the layer.
 //!
@@ -58,6 +61,7 @@
 
 mod error;
 mod input;
+mod llvm;
 
 pub use error::Error;
 pub use input::{Input, Source};
@@ -81,6 +85,10 @@ pub enum Target {
     Spirv,
     /// The SPIR-V binary's disassembly.
     SpirvAsm,
+    /// LLVM IR text for NVIDIA GPUs (`nvptx64-nvidia-cuda`).
+    LlvmNvptx,
+    /// PTX assembly, through `llc` (see the `llvm` module for the tools it finds).
+    Ptx,
 }
 
 /// How hard to optimise. Today both levels run the same pipeline (see [`target_pipeline`]).
@@ -105,6 +113,9 @@ pub struct CompileOptions {
     /// Print the oxir text in the structured view (blocks nested under the constructs that
     /// own them) instead of layout order ([`Target::Oxir`] only).
     pub structured: bool,
+    /// The NVIDIA GPU (`sm_80`, `sm_90a`, ...) [`Target::Ptx`] is for; `None`:
+    /// `OXIR_CUDA_ARCH`, else `sm_80`.
+    pub cuda_arch: Option<String>,
 }
 
 /// The result of [`compile`].
@@ -116,6 +127,10 @@ pub enum Artifact {
     Spirv(Vec<u32>),
     /// SPIR-V disassembly, ending in a newline ([`Target::SpirvAsm`]).
     SpirvAsm(String),
+    /// LLVM IR text ([`Target::LlvmNvptx`]).
+    Llvm(String),
+    /// PTX text ([`Target::Ptx`]).
+    Ptx(String),
 }
 
 impl Artifact {
@@ -123,7 +138,10 @@ impl Artifact {
     /// file format).
     pub fn to_bytes(&self) -> Vec<u8> {
         match self {
-            Artifact::Oxir(text) | Artifact::SpirvAsm(text) => text.clone().into_bytes(),
+            Artifact::Oxir(text)
+            | Artifact::SpirvAsm(text)
+            | Artifact::Llvm(text)
+            | Artifact::Ptx(text) => text.clone().into_bytes(),
             Artifact::Spirv(words) => oxir_spirv::to_bytes(words),
         }
     }
@@ -131,7 +149,10 @@ impl Artifact {
     /// The text of a textual artifact; `None` for SPIR-V words.
     pub fn as_text(&self) -> Option<&str> {
         match self {
-            Artifact::Oxir(text) | Artifact::SpirvAsm(text) => Some(text),
+            Artifact::Oxir(text)
+            | Artifact::SpirvAsm(text)
+            | Artifact::Llvm(text)
+            | Artifact::Ptx(text) => Some(text),
             Artifact::Spirv(_) => None,
         }
     }
@@ -140,7 +161,9 @@ impl Artifact {
     pub fn as_words(&self) -> Option<&[u32]> {
         match self {
             Artifact::Spirv(words) => Some(words),
-            Artifact::Oxir(_) | Artifact::SpirvAsm(_) => None,
+            Artifact::Oxir(_) | Artifact::SpirvAsm(_) | Artifact::Llvm(_) | Artifact::Ptx(_) => {
+                None
+            }
         }
     }
 }
@@ -175,6 +198,14 @@ fn compile_here(
             let words = emit_spirv(module, target, options)?;
             let text = oxir_spirv::disassemble(&words).map_err(Error::Disassembly)?;
             Ok(Artifact::SpirvAsm(format!("{text}\n")))
+        }
+        Target::LlvmNvptx => {
+            let module = prepared(module, target, options)?;
+            Ok(Artifact::Llvm(llvm::emit_llvm(module, options)?))
+        }
+        Target::Ptx => {
+            let module = prepared(module, target, options)?;
+            Ok(Artifact::Ptx(llvm::emit_ptx(module, options)?))
         }
     }
 }
@@ -220,7 +251,25 @@ pub fn target_pipeline(target: Target, level: OptLevel) -> Option<PassPipeline> 
         (Target::Spirv | Target::SpirvAsm, OptLevel::O0 | OptLevel::O1) => {
             Some(oxir_spirv::pipeline())
         }
+        (Target::LlvmNvptx | Target::Ptx, OptLevel::O0 | OptLevel::O1) => {
+            Some(oxir_llvm::pipeline())
+        }
     }
+}
+
+/// The target's pipeline on an owned copy of `module`.
+fn prepared(
+    module: Cow<'_, Module>,
+    target: Target,
+    options: &CompileOptions,
+) -> Result<Module, Error> {
+    let mut module = module.into_owned();
+    if let Some(pipeline) = target_pipeline(target, options.opt_level) {
+        if let Some(error) = pipeline.run(&mut module).error {
+            return Err(Error::PassRefused(error));
+        }
+    }
+    Ok(module)
 }
 
 fn load_verified<'a>(input: Input<'a>, options: &CompileOptions) -> Result<Cow<'a, Module>, Error> {

@@ -1,0 +1,112 @@
+//! Target descriptions: everything the writer needs to know about one LLVM target, as
+//! data, so that a second target (Apple AIR, the host CPU) reuses the whole writer.
+//!
+//! A [`TargetDesc`] names the triple and data layout, the pointer dialect (opaque `ptr` or
+//! typed `T*`), the LLVM address space of each oxir address space, the intrinsic spelling
+//! of barriers and special registers, the `syncscope` of atomics per address space, the
+//! kernel calling convention, and where precise elementary functions come from. The
+//! writer never tests which target it writes for; it reads these fields.
+//!
+//! Only [`PointerDialect::Opaque`] is written today; the preflight refuses a typed-pointer
+//! target rather than writing the wrong syntax.
+
+use oxir_ir::AddressSpace;
+
+/// How pointer types are spelled.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum PointerDialect {
+    /// `ptr addrspace(N)` (LLVM 15 and later).
+    Opaque,
+    /// `T addrspace(N)*` (LLVM 14 and older, Apple AIR); not written yet.
+    Typed,
+}
+
+/// Where precise elementary functions (`sin` … `pow`) come from.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum MathLibrary {
+    /// NVIDIA libdevice (`__nv_sinf`, `__nv_sin`, ...), linked by the driver.
+    Libdevice,
+    /// None: the preflight refuses elementary functions, naming the op.
+    Unavailable,
+}
+
+/// One LLVM target.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TargetDesc {
+    /// `target triple`.
+    pub triple: &'static str,
+    /// `target datalayout`.
+    pub data_layout: &'static str,
+    /// Pointer spelling.
+    pub pointers: PointerDialect,
+    /// LLVM address space of storage buffers.
+    pub storage_space: u32,
+    /// LLVM address space of workgroup memory.
+    pub workgroup_space: u32,
+    /// LLVM address space of function, private, uniform and push-constant memory (the
+    /// latter two are by-value kernel parameters, reached through a generic pointer).
+    pub generic_space: u32,
+    /// The calling convention keyword of kernels (`ptx_kernel`), if any.
+    pub kernel_cc: Option<&'static str>,
+    /// The function attribute that states the exact workgroup size (`nvvm.reqntid`).
+    pub reqntid_attr: Option<&'static str>,
+    /// The workgroup control barrier: a `void` intrinsic and its argument list.
+    pub barrier: (&'static str, &'static str),
+    /// Special-register intrinsics: `{prefix}{name}.{x|y|z}` reads `tid`, `ctaid`, `ntid`,
+    /// `nctaid`; `{prefix}laneid` and `{prefix}warpsize` the subgroup registers.
+    pub sreg_prefix: &'static str,
+    /// `syncscope` of atomics on storage buffers (device scope).
+    pub device_scope: &'static str,
+    /// `syncscope` of atomics on workgroup memory and of barrier fences (workgroup scope).
+    pub workgroup_scope: &'static str,
+    /// Elementary functions.
+    pub math: MathLibrary,
+}
+
+impl TargetDesc {
+    /// NVIDIA GPUs through LLVM's NVPTX back-end (`llc -march=nvptx64`).
+    pub fn nvptx() -> Self {
+        TargetDesc {
+            triple: "nvptx64-nvidia-cuda",
+            data_layout: "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64",
+            pointers: PointerDialect::Opaque,
+            storage_space: 1,
+            workgroup_space: 3,
+            generic_space: 0,
+            kernel_cc: Some("ptx_kernel"),
+            reqntid_attr: Some("nvvm.reqntid"),
+            barrier: ("llvm.nvvm.barrier.cta.sync.aligned.all", "i32 0"),
+            sreg_prefix: "llvm.nvvm.read.ptx.sreg.",
+            device_scope: "device",
+            workgroup_scope: "block",
+            math: MathLibrary::Libdevice,
+        }
+    }
+
+    /// The LLVM address space of pointers into `space`; `None` for opaque resources
+    /// (textures and samplers), which have no memory.
+    pub fn address_space(&self, space: AddressSpace) -> Option<u32> {
+        match space {
+            AddressSpace::Storage(_) => Some(self.storage_space),
+            AddressSpace::Workgroup => Some(self.workgroup_space),
+            AddressSpace::Function
+            | AddressSpace::Private
+            | AddressSpace::Uniform
+            | AddressSpace::PushConstant => Some(self.generic_space),
+            AddressSpace::Handle => None,
+        }
+    }
+
+    /// The `syncscope` of an atomic on memory in `space`.
+    pub fn atomic_scope(&self, space: AddressSpace) -> &'static str {
+        match space {
+            AddressSpace::Workgroup => self.workgroup_scope,
+            AddressSpace::Storage(_)
+            | AddressSpace::Function
+            | AddressSpace::Private
+            | AddressSpace::Uniform
+            | AddressSpace::PushConstant
+            | AddressSpace::Handle => self.device_scope,
+        }
+    }
+}

@@ -86,7 +86,9 @@ pub fn contain_naga<T>(target: &str, input: &[u8], naga_call: impl FnOnce() -> T
             let at = NAGA_PANIC
                 .with(|p| p.borrow_mut().take())
                 .unwrap_or_else(|| "unknown".into());
-            record_naga_panic(target, &at, input);
+            // `…/naga-30.0.2/src/front/spv/mod.rs:2528`, without the registry path.
+            let at = at.find("naga-").map_or(at.as_str(), |i| &at[i..]);
+            record_naga_panic(target, at, input);
             None
         }
     }

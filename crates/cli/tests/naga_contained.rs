@@ -198,3 +198,29 @@ fn garbage_spirv_names_the_file() {
         assert!(stderr(&out).contains(&format!("{name}: error: invalid header")));
     }
 }
+
+/// A panic in naga's GLSL front-end (found by `scripts/fuzz.sh glsl`): a global constant
+/// initialised from an input array, then one indexing an undeclared name, makes naga index
+/// past its constant-expression arena (`proc/mod.rs:551` in naga 30.0.2).
+#[test]
+fn naga_panics_on_glsl_are_exit_1_naming_the_file() {
+    let file = write(
+        "const_index.frag",
+        "#version 450\n\
+         layout(location = 1) in vec4 colors[2];\n\
+         const vec3 first = colors[1];\n\
+         const float b = undefined_name[0][0];\n",
+    );
+    let out = oxir(&[
+        "compile",
+        file.to_str().expect("UTF-8 path"),
+        "--target",
+        "spirv",
+    ]);
+    assert_refused(&out, &file);
+    assert!(
+        stderr(&out).contains("naga failed on this input"),
+        "{}",
+        stderr(&out)
+    );
+}

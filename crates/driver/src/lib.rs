@@ -31,8 +31,11 @@
 //!    defaults plus unique merge blocks and canonical break/continue targets).
 //! 3. **The target's pass pipeline** ([`target_pipeline`]), chosen from the target and
 //!    the [`OptLevel`]: none for [`Target::Oxir`] (the text is the verified front-end
-//!    output); `oxir_spirv::pipeline()` for the SPIR-V targets. `-O1` adds no pass to
-//!    either yet: both levels give the same bytes.
+//!    output); `oxir_spirv::pipeline_with(bounds_checks)` for the SPIR-V targets, whose
+//!    `normalize` ends in the `bounds-checks` pass under
+//!    [`CompileOptions::bounds_checks`] (default: out-of-range loads read zero, stores
+//!    are skipped — the interpreter's robust mode). `-O1` adds no pass to either yet:
+//!    both levels give the same bytes.
 //! 4. **Preflight and emit**: `oxir_spirv::write_module` verifies that the pipeline's
 //!    output is what the writer takes, runs the preflight (which refuses, before anything
 //!    is written, whatever the target environment cannot express) and writes the words.
@@ -52,6 +55,7 @@ pub use error::Error;
 pub use input::{Input, Source};
 pub use oxir_naga::reflect::Reflection;
 pub use oxir_naga::GlslStage;
+pub use oxir_passes::passes::bounds_checks::{BoundsPolicy, CheckClass, Policy, PolicyParseError};
 pub use oxir_spirv::TargetEnv;
 
 use input::{Classified, Shader};
@@ -94,6 +98,10 @@ pub struct CompileOptions {
     /// Print the oxir text in the structured view (blocks nested under the constructs that
     /// own them) instead of layout order ([`Target::Oxir`] only).
     pub structured: bool,
+    /// The bounds-check policy per class (default: `read-zero-skip-write` everywhere, the
+    /// interpreter's robust semantics). [`Policy::Unchecked`] makes an out-of-range index
+    /// undefined behaviour on the GPU.
+    pub bounds_checks: BoundsPolicy,
 }
 
 /// The result of [`compile`].
@@ -179,13 +187,18 @@ pub fn reflect(input: Input<'_>) -> Result<Reflection, Error> {
     Ok(oxir_naga::reflect(&validated.module, &validated.info))
 }
 
-/// The pass pipeline `target` runs at `level`, or `None` when it runs none. `O1` adds
-/// nothing to `O0` yet.
-pub fn target_pipeline(target: Target, level: OptLevel) -> Option<PassPipeline> {
+/// The pass pipeline `target` runs at `level` with the bounds checks of `bounds`, or
+/// `None` when it runs none. `O1` adds nothing to `O0` yet. Every back-end pipeline
+/// starts with `normalize`, which ends in `bounds-checks`.
+pub fn target_pipeline(
+    target: Target,
+    level: OptLevel,
+    bounds: BoundsPolicy,
+) -> Option<PassPipeline> {
     match (target, level) {
         (Target::Oxir, OptLevel::O0 | OptLevel::O1) => None,
         (Target::Spirv | Target::SpirvAsm, OptLevel::O0 | OptLevel::O1) => {
-            Some(oxir_spirv::pipeline())
+            Some(oxir_spirv::pipeline_with(bounds))
         }
     }
 }
@@ -240,7 +253,7 @@ fn emit_spirv(
     options: &CompileOptions,
 ) -> Result<Vec<u32>, Error> {
     let mut module = module.into_owned();
-    if let Some(pipeline) = target_pipeline(target, options.opt_level) {
+    if let Some(pipeline) = target_pipeline(target, options.opt_level, options.bounds_checks) {
         if let Some(error) = pipeline.run(&mut module).error {
             return Err(Error::PassRefused(error));
         }

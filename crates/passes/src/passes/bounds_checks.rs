@@ -185,3 +185,77 @@ pub fn run_on_module_with(module: &mut Module, policy: &BoundsPolicy) -> BoundsC
     }
     info
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use oxir_ir::parser::parse_module;
+    use oxir_ir::printer::{print_module, View};
+    use oxir_ir::verifier::{verify_module, VerifierOptions};
+
+    const RUNTIME_AND_WORKGROUP: &str = "\
+const c0: u32 = 1
+global @index: uniform u32 binding(0, 0)
+global @out: storage(read_write) array<u32> binding(0, 1)
+global @tile: workgroup array<u32, 8>
+kernel @main() workgroup_size(1, 1, 1) {
+block0:
+    v0: u32 = load @index
+    v1: ptr<storage(read_write), u32> = access @out, v0
+    store v1, c0
+    v2: ptr<workgroup, u32> = access @tile, v0
+    store v2, c0
+    return
+}
+";
+
+    fn checked(policy: BoundsPolicy) -> (Module, BoundsChecksInfo) {
+        let mut module = parse_module(RUNTIME_AND_WORKGROUP).expect("parses");
+        let info = run_on_module_with(&mut module, &policy);
+        let report = verify_module(&module, &VerifierOptions::default());
+        assert!(report.succeeded(), "{report}");
+        let again = print_module(&module, View::Flat);
+        let second = run_on_module_with(&mut module, &policy);
+        assert_eq!(
+            print_module(&module, View::Flat),
+            again,
+            "a second run changes nothing"
+        );
+        assert_eq!(second.buffer_check_count + second.memory_check_count, 0);
+        (module, info)
+    }
+
+    #[test]
+    fn restrict_clamps_and_guards_only_the_empty_runtime_array() {
+        let (module, info) = checked(BoundsPolicy::uniform(Policy::Restrict));
+        let text = print_module(&module, View::Flat);
+        // The runtime-sized index is clamped to `array_length - 1` and the store runs
+        // under `lt clamped, array_length` (false only for an empty array); the workgroup
+        // store is clamped and never guarded.
+        assert!(text.contains("= sub "), "{text}");
+        assert_eq!(text.matches("= min ").count(), 2, "{text}");
+        assert_eq!(text.matches("cond_br ").count(), 1, "{text}");
+        assert_eq!((info.buffer_check_count, info.memory_check_count), (2, 1));
+        assert_eq!(info.branch_guard_count, 1);
+    }
+
+    #[test]
+    fn unchecked_changes_nothing() {
+        let (module, info) = checked(BoundsPolicy::uniform(Policy::Unchecked));
+        assert_eq!(
+            print_module(&module, View::Flat),
+            print_module(
+                &parse_module(RUNTIME_AND_WORKGROUP).expect("parses"),
+                View::Flat
+            )
+        );
+        assert_eq!(info, BoundsChecksInfo::default());
+    }
+
+    #[test]
+    fn per_class_policies_apply_to_their_class_only() {
+        let policy = BoundsPolicy::parse("unchecked,memory=read-zero-skip-write").expect("parses");
+        let (_, info) = checked(policy);
+        assert_eq!((info.buffer_check_count, info.memory_check_count), (0, 1));
+    }
+}

@@ -107,6 +107,16 @@ impl BoundsChecksInfo {
         }
     }
 
+    /// The info of a refusal of the structured function `name`.
+    fn refused(name: Option<&str>) -> BoundsChecksInfo {
+        let mut info = BoundsChecksInfo {
+            refused_structured_function_count: 1,
+            ..BoundsChecksInfo::default()
+        };
+        info.note_refusal(name, None);
+        info
+    }
+
     fn count_redundant(&mut self, class: CheckClass) {
         match class {
             CheckClass::Buffers => self.buffer_redundant_count += 1,
@@ -145,11 +155,7 @@ pub fn run_on_function_with(
         .get(func)
         .is_some_and(contains_structured_control_flow)
     {
-        let name = module.functions.get(func).map(|f| f.name.as_str());
-        info = BoundsChecksInfo::default();
-        info.refused_structured_function_count = 1;
-        info.note_refusal(name, None);
-        return info;
+        return BoundsChecksInfo::refused(module.functions.get(func).map(|f| f.name.as_str()));
     }
     emit::apply(module, func, &plan, &mut info);
     info
@@ -170,10 +176,7 @@ pub fn run_on_module_with(module: &mut Module, policy: &BoundsPolicy) -> BoundsC
             continue;
         };
         if !plan.is_empty() && contains_structured_control_flow(function) {
-            let mut refused = BoundsChecksInfo::default();
-            refused.refused_structured_function_count = 1;
-            refused.note_refusal(Some(&function.name), None);
-            return refused;
+            return BoundsChecksInfo::refused(Some(&function.name));
         }
         info.accumulate(&scratch);
         plans.push((func, plan));

@@ -319,9 +319,7 @@ pub(super) fn plan_function(
 ) -> Option<FunctionPlan> {
     intern_element_types(module, func);
     let function = module.functions.get(func)?;
-    if function.entry_block().is_none() {
-        return None;
-    }
+    function.entry_block()?;
     let facts = Facts::new(function, &module.types, &module.consts);
     let mut plan = FunctionPlan::default();
     let mut access_index: HashMap<Inst, usize> = HashMap::new();
@@ -451,14 +449,14 @@ fn plan_access(
                     plan.fixed.push((pos, n));
                 }
             }
-            Some(Bound::Runtime(base)) => {
+            Some(Bound::Runtime(base))
                 if pol == Policy::Restrict
                     && !facts.runtime_clamped(idx, base)
-                    && !facts.bounded_by(&known, idx, Bound::Runtime(base))
-                {
-                    plan.runtime_clamp = Some(pos);
-                }
+                    && !facts.bounded_by(&known, idx, Bound::Runtime(base)) =>
+            {
+                plan.runtime_clamp = Some(pos);
             }
+            Some(Bound::Runtime(_)) => {}
         }
         ty = next;
     }

@@ -116,8 +116,14 @@ pub enum Error {
 
 /// The LLVM driver pipeline: `normalize`.
 pub fn pipeline() -> PassPipeline {
+    pipeline_with(oxir_passes::passes::bounds_checks::BoundsPolicy::default())
+}
+
+/// [`pipeline`] with the bounds checks of `policy` (see
+/// `oxir_passes::passes::bounds_checks`).
+pub fn pipeline_with(policy: oxir_passes::passes::bounds_checks::BoundsPolicy) -> PassPipeline {
     let mut p = PassPipeline::new();
-    p.add_sequence("normalize", oxir_passes::pipelines::normalize());
+    p.add_sequence("normalize", oxir_passes::pipelines::normalize_with(policy));
     p
 }
 

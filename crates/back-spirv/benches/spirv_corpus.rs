@@ -8,8 +8,9 @@
 //!
 //! naga is configured to emit what oxir emits: SPIR-V 1.3 (oxir's default target
 //! environment is Vulkan 1.1), no debug information (naga's `DEBUG` flag differs between
-//! debug and release builds), no bounds checks (oxir's SPIR-V has none: out-of-bounds
-//! accesses get Vulkan's robustness behaviour) and no forced loop bounding.
+//! debug and release builds) and no forced loop bounding. naga gets no bounds checks,
+//! while oxir's words include its default `read-zero-skip-write` checks (their cost alone:
+//! `cargo run -p oxir --example bounds_cost`).
 //!
 //! Before the timings, a table of word counts per shader and totals over the shaders that
 //! both compilers accept is printed. `-O0` and `-O` give the same SPIR-V today (the SPIR-V

@@ -202,11 +202,18 @@ fn writer_input_options() -> VerifierOptions {
     }
 }
 
-/// The SPIR-V driver pipeline: `normalize`, the structuring tail, SSA recovery on the
-/// structured form, and a final structured verification.
+/// The SPIR-V driver pipeline: `normalize` (with the default bounds checks), the
+/// structuring tail, SSA recovery on the structured form, and a final structured
+/// verification.
 pub fn pipeline() -> PassPipeline {
+    pipeline_with(oxir_passes::passes::bounds_checks::BoundsPolicy::default())
+}
+
+/// [`pipeline`] with the bounds checks of `policy` (see
+/// `oxir_passes::passes::bounds_checks`).
+pub fn pipeline_with(policy: oxir_passes::passes::bounds_checks::BoundsPolicy) -> PassPipeline {
     let mut p = PassPipeline::new();
-    p.add_sequence("normalize", oxir_passes::pipelines::normalize());
+    p.add_sequence("normalize", oxir_passes::pipelines::normalize_with(policy));
     p.add_sequence("structurize", oxir_passes::pipelines::structurize());
     p.add("mem2reg", |m: &mut Module| {
         oxir_passes::PassOutcome::from_info(&oxir_passes::passes::mem2reg::run_on_module(m))

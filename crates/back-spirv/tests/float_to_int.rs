@@ -29,7 +29,9 @@ fn type_name(s: Scalar) -> String {
 }
 
 /// A kernel that loads one value of `buffer_from`, converts it to `from` when that differs
-/// (a narrower float), then to `to`, and stores it.
+/// (a narrower float), then to `to`, and stores it. The buffers are one-element arrays
+/// indexed by the constant 0, so the bounds checks prove every access in range and the
+/// body is the conversion alone.
 fn module(buffer_from: Scalar, from: Scalar, to: Scalar) -> oxir_ir::Module {
     let (bf, f, t) = (type_name(buffer_from), type_name(from), type_name(to));
     let narrow = if bf == f {
@@ -40,8 +42,8 @@ fn module(buffer_from: Scalar, from: Scalar, to: Scalar) -> oxir_ir::Module {
     let src = if bf == f { "v1" } else { "v9" };
     let text = format!(
         "const c0: u32 = 0\n\
-         global @src: storage(read) array<{bf}> binding(0, 0)\n\
-         global @dst: storage(read_write) array<{t}> binding(0, 1)\n\
+         global @src: storage(read) array<{bf}, 1> binding(0, 0)\n\
+         global @dst: storage(read_write) array<{t}, 1> binding(0, 1)\n\
          kernel @main() workgroup_size(1, 1, 1) {{\n\
          block0:\n\
          \x20   v0: ptr<storage(read), {bf}> = access @src, c0\n\

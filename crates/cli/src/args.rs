@@ -128,3 +128,8 @@ pub enum EngineArg {
     /// oxir's SPIR-V on a Vulkan device.
     Vulkan,
 }
+
+/// Parses a `--bounds-checks` specification (clap reports a bad one as a usage error).
+pub fn parse_bounds_checks(spec: &str) -> Result<oxir_driver::BoundsPolicy, String> {
+    oxir_driver::BoundsPolicy::parse(spec).map_err(|e| e.to_string())
+}

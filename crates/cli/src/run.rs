@@ -105,6 +105,13 @@ pub struct RunArgs {
     /// (interp only; default 1073741824, 1 GiB).
     #[arg(long, value_name = "BYTES")]
     pub max_memory: Option<u64>,
+    /// Bounds checks of the compiled code (`--engine vulkan`, and `-O` on the interpreter): `read-zero-skip-write` (default: out-of-range loads read zero,
+    /// stores are skipped, as the interpreter does), `restrict` (clamp to the last
+    /// element) or `unchecked` (UNSAFE: out-of-range indices are undefined behaviour on the
+    /// GPU); per class with `buffers=P,memory=P,values=P` (memory: workgroup, private and
+    /// function variables; values: dynamic indices into arrays, vectors and matrices).
+    #[arg(long, value_name = "POLICY", value_parser = crate::args::parse_bounds_checks)]
+    pub bounds_checks: Option<oxir_driver::BoundsPolicy>,
 }
 
 pub(crate) fn usage(message: impl Into<String>) -> Failure {
@@ -433,7 +440,8 @@ fn run_interp(args: RunArgs) -> Result<(), Failure> {
     let mut module = crate::shaders::load(&args.input, lower_entry, args.stage)?;
     let name = args.input.display().to_string();
     if request.optimize {
-        let run = oxir_passes::pipelines::normalize().run(&mut module);
+        let run = oxir_passes::pipelines::normalize_with(args.bounds_checks.unwrap_or_default())
+            .run(&mut module);
         if let Some(error) = &run.error {
             eprintln!("{name}: error: pass {error}");
             return Err(Failure::Rejected);

@@ -112,7 +112,10 @@ pub fn run(args: RunArgs) -> Result<(), Failure> {
         let spirv = oxir_driver::compile(
             oxir_driver::Input::module(&module),
             oxir_driver::Target::Spirv,
-            &oxir_driver::CompileOptions::default(),
+            &oxir_driver::CompileOptions {
+                bounds_checks: args.bounds_checks.unwrap_or_default(),
+                ..oxir_driver::CompileOptions::default()
+            },
         )
         .map_err(|e| rejected(&name, e))?;
         let words = spirv.as_words().unwrap_or_default().to_vec();

@@ -44,6 +44,13 @@ pub struct CompileArgs {
     /// Print the module in the structured view (blocks nested under their constructs).
     #[arg(long)]
     pub structured: bool,
+    /// Bounds checks: `read-zero-skip-write` (default: out-of-range loads read zero,
+    /// stores are skipped, as the interpreter does), `restrict` (clamp to the last
+    /// element) or `unchecked` (UNSAFE: out-of-range indices are undefined behaviour on the
+    /// GPU); per class with `buffers=P,memory=P,values=P` (memory: workgroup, private and
+    /// function variables; values: dynamic indices into arrays, vectors and matrices).
+    #[arg(long, value_name = "POLICY", value_parser = crate::args::parse_bounds_checks)]
+    pub bounds_checks: Option<oxir_driver::BoundsPolicy>,
 }
 
 /// What an input file holds.
@@ -203,6 +210,7 @@ pub fn compile(args: CompileArgs) -> Result<(), Failure> {
         target_env: args.target_env.map(Into::into).unwrap_or_default(),
         structured: args.structured,
         cuda_arch: args.arch,
+        bounds_checks: args.bounds_checks.unwrap_or_default(),
     };
     let target = Target::from(args.target);
     let artifact = oxir_driver::compile(loaded.input(), target, &options)

@@ -339,3 +339,74 @@ fn corpus_through_the_binary_exits_0_or_1() {
     println!("corpus via oxir compile: {compiled} compiled, {refused} refused, {rejected} rejected by naga");
     assert!(compiled > refused, "{compiled} compiled, {refused} refused");
 }
+
+/// `--bounds-checks`: the default and `restrict` add instructions that `unchecked` does
+/// not; per-class overrides parse; an unknown policy or class is a usage error (exit 2)
+/// naming it. On the interpreter with `-O`, the default and `restrict` differ exactly
+/// where an index is out of range.
+#[test]
+fn bounds_check_policies_on_compile_and_run() {
+    let shader = write(
+        "bounds",
+        "oob.wgsl",
+        "@group(0) @binding(0) var<storage, read_write> data: array<u32, 4>;\n\
+         @group(0) @binding(1) var<uniform> index: u32;\n\
+         @compute @workgroup_size(1) fn main() { data[0] = data[index]; }\n",
+    );
+    let asm = |policy: &str| {
+        let out = oxir(&[
+            "compile",
+            &shader,
+            "--target",
+            "spirv-asm",
+            "--bounds-checks",
+            policy,
+        ]);
+        assert_eq!(out.status.code(), Some(0), "{policy}: {}", stderr(&out));
+        stdout(&out)
+    };
+    let (safe, restrict, unchecked) = (
+        asm("read-zero-skip-write"),
+        asm("restrict"),
+        asm("unchecked"),
+    );
+    assert!(safe.contains("OpSelect"), "{safe}");
+    assert!(
+        restrict.contains("UMin") && !restrict.contains("OpSelect"),
+        "{restrict}"
+    );
+    assert!(
+        !unchecked.contains("UMin") && !unchecked.contains("OpSelect"),
+        "{unchecked}"
+    );
+    assert_eq!(asm("buffers=unchecked,values=restrict"), unchecked);
+    for (bad, needle) in [
+        ("clamp", "`clamp`"),
+        ("texels=restrict", "`texels`"),
+        ("", "empty"),
+    ] {
+        let out = oxir(&["compile", &shader, "--bounds-checks", bad]);
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+        assert!(stderr(&out).contains(needle), "{bad}: {}", stderr(&out));
+    }
+    let run = |policy: &str| {
+        let out = oxir(&[
+            "run",
+            &shader,
+            "--dispatch",
+            "1",
+            "-O",
+            "--bounds-checks",
+            policy,
+            "--buffer",
+            "0:0=u32:5,6,7,8",
+            "--buffer",
+            "0:1=u32:9",
+        ]);
+        assert_eq!(out.status.code(), Some(0), "{policy}: {}", stderr(&out));
+        stdout(&out)
+    };
+    // data[9] is out of range: zero by default, the last element (8) under restrict.
+    assert!(run("read-zero-skip-write").contains("\"hex\":\"00000000060000000700000008000000\""));
+    assert!(run("restrict").contains("\"hex\":\"08000000060000000700000008000000\""));
+}

@@ -31,9 +31,12 @@
 //!    defaults plus unique merge blocks and canonical break/continue targets).
 //! 3. **The target's pass pipeline** ([`target_pipeline`]), chosen from the target and
 //!    the [`OptLevel`]: none for [`Target::Oxir`] (the text is the verified front-end
-//!    output); `oxir_spirv::pipeline()` for the SPIR-V targets; `oxir_llvm::pipeline()`
-//!    (`normalize`) for the LLVM targets. `-O1` adds no oxir pass yet; for the LLVM
-//!    targets it runs LLVM's `opt -O2`.
+//!    output); `oxir_spirv::pipeline_with(bounds_checks)` for the SPIR-V targets and
+//!    `oxir_llvm::pipeline_with(bounds_checks)` (`normalize`) for the LLVM targets. Every
+//!    back-end pipeline starts with `normalize`, which ends in the `bounds-checks` pass
+//!    under [`CompileOptions::bounds_checks`] (default: out-of-range loads read zero,
+//!    stores are skipped — the interpreter's robust mode). `-O1` adds no oxir pass yet;
+//!    for the LLVM targets it runs LLVM's `opt -O2`.
 //! 4. **Preflight and emit**: `oxir_spirv::write_module` verifies that the pipeline's
 //!    output is what the writer takes, runs the preflight (which refuses, before anything
 //!    is written, whatever the target environment cannot express) and writes the words.
@@ -67,6 +70,7 @@ pub use error::Error;
 pub use input::{Input, Source};
 pub use oxir_naga::reflect::Reflection;
 pub use oxir_naga::{on_large_stack, GlslStage, MAX_NESTING, STACK_BYTES};
+pub use oxir_passes::passes::bounds_checks::{BoundsPolicy, CheckClass, Policy, PolicyParseError};
 pub use oxir_spirv::TargetEnv;
 
 use input::{Classified, Shader};
@@ -116,6 +120,10 @@ pub struct CompileOptions {
     /// The NVIDIA GPU (`sm_80`, `sm_90a`, ...) [`Target::Ptx`] is for; `None`:
     /// `OXIR_CUDA_ARCH`, else `sm_80`.
     pub cuda_arch: Option<String>,
+    /// The bounds-check policy per class (default: `read-zero-skip-write` everywhere, the
+    /// interpreter's robust semantics). [`Policy::Unchecked`] makes an out-of-range index
+    /// undefined behaviour on the GPU.
+    pub bounds_checks: BoundsPolicy,
 }
 
 /// The result of [`compile`].
@@ -243,16 +251,21 @@ fn with_large_stack<T: Send>(work: impl FnOnce() -> Result<T, Error> + Send) -> 
     oxir_naga::on_large_stack(work).unwrap_or_else(|error| Err(Error::Thread(error)))
 }
 
-/// The pass pipeline `target` runs at `level`, or `None` when it runs none. `O1` adds
-/// nothing to `O0` yet.
-pub fn target_pipeline(target: Target, level: OptLevel) -> Option<PassPipeline> {
+/// The pass pipeline `target` runs at `level` with the bounds checks of `bounds`, or
+/// `None` when it runs none. `O1` adds nothing to `O0` yet. Every back-end pipeline
+/// starts with `normalize`, which ends in `bounds-checks`.
+pub fn target_pipeline(
+    target: Target,
+    level: OptLevel,
+    bounds: BoundsPolicy,
+) -> Option<PassPipeline> {
     match (target, level) {
         (Target::Oxir, OptLevel::O0 | OptLevel::O1) => None,
         (Target::Spirv | Target::SpirvAsm, OptLevel::O0 | OptLevel::O1) => {
-            Some(oxir_spirv::pipeline())
+            Some(oxir_spirv::pipeline_with(bounds))
         }
         (Target::LlvmNvptx | Target::Ptx, OptLevel::O0 | OptLevel::O1) => {
-            Some(oxir_llvm::pipeline())
+            Some(oxir_llvm::pipeline_with(bounds))
         }
     }
 }
@@ -264,7 +277,7 @@ fn prepared(
     options: &CompileOptions,
 ) -> Result<Module, Error> {
     let mut module = module.into_owned();
-    if let Some(pipeline) = target_pipeline(target, options.opt_level) {
+    if let Some(pipeline) = target_pipeline(target, options.opt_level, options.bounds_checks) {
         if let Some(error) = pipeline.run(&mut module).error {
             return Err(Error::PassRefused(error));
         }
@@ -321,12 +334,7 @@ fn emit_spirv(
     target: Target,
     options: &CompileOptions,
 ) -> Result<Vec<u32>, Error> {
-    let mut module = module.into_owned();
-    if let Some(pipeline) = target_pipeline(target, options.opt_level) {
-        if let Some(error) = pipeline.run(&mut module).error {
-            return Err(Error::PassRefused(error));
-        }
-    }
+    let module = prepared(module, target, options)?;
     let spirv_options = oxir_spirv::Options {
         target_env: options.target_env,
     };

@@ -61,10 +61,12 @@ fn o1_adds_no_pass_yet() {
             compile(Input::wgsl(HISTOGRAM, &text), target, &options).unwrap()
         };
         assert_eq!(at(OptLevel::O0), at(OptLevel::O1), "{target:?}");
-        let names = |level| target_pipeline(target, level).map(|p| p.pass_names().join(","));
+        let names = |level| {
+            target_pipeline(target, level, Default::default()).map(|p| p.pass_names().join(","))
+        };
         assert_eq!(names(OptLevel::O0), names(OptLevel::O1), "{target:?}");
     }
-    assert!(target_pipeline(Target::Oxir, OptLevel::O1).is_none());
+    assert!(target_pipeline(Target::Oxir, OptLevel::O1, Default::default()).is_none());
 }
 
 #[test]

@@ -2,13 +2,15 @@
 //!
 //! - `normalize`: `verify → destructure-cfg → inline-all (immediately) →
 //!   hoist-allocas → mem2reg → unused-callable-removal → simplify-cfg → dce →
-//!   verify(reachable blocks)`;
+//!   bounds-checks → verify(reachable blocks)`; [`normalize_with`] takes the
+//!   bounds-check policy (`normalize` uses the safe default);
 //! - `structurize`, the tail for structured back-ends: `reg2mem → restructure-cfg →
 //!   verify(unique merges, canonical break/continue)`.
 //!
 //! The ordering contracts these keep are listed in `docs/passes.md` ("Driver pipelines").
 
-use crate::pipeline::PassPipeline;
+use crate::passes::bounds_checks::{self, BoundsPolicy};
+use crate::pipeline::{PassOutcome, PassPipeline};
 use crate::registry;
 use oxir_ir::verifier::VerifierOptions;
 
@@ -33,8 +35,16 @@ pub fn by_name(name: &str) -> Option<PassPipeline> {
     }
 }
 
-/// Structured, memory-form IR from a front-end to plain SSA.
+/// Structured, memory-form IR from a front-end to plain SSA, with the default
+/// (`read-zero-skip-write`) bounds checks.
 pub fn normalize() -> PassPipeline {
+    normalize_with(BoundsPolicy::default())
+}
+
+/// [`normalize`] with the bounds checks of `policy`. The checks run last, on plain SSA
+/// after inlining (so every access is visible) and after `dce` (so no dead access is
+/// checked); every back-end driver runs this pipeline and inherits them.
+pub fn normalize_with(policy: BoundsPolicy) -> PassPipeline {
     let mut p = PassPipeline::new();
     p.add_verify("verify-input", VerifierOptions::default());
     for name in [
@@ -49,6 +59,9 @@ pub fn normalize() -> PassPipeline {
     ] {
         add(&mut p, name);
     }
+    p.add("bounds-checks", move |m| {
+        PassOutcome::from_info(&bounds_checks::run_on_module_with(m, &policy))
+    });
     let reachable = VerifierOptions {
         require_reachable_blocks: true,
         ..VerifierOptions::default()

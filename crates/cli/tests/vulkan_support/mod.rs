@@ -92,8 +92,17 @@ pub struct Input {
     pub kinds: BTreeMap<u32, Word>,
 }
 
+/// The integer words of the inputs.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Ints {
+    /// 0..32: data-dependent indices stay in bounds.
+    Small,
+    /// Any 32-bit pattern: data-dependent indices go out of range.
+    Any,
+}
+
 /// Typed deterministic inputs for every buffer binding of `module`.
-pub fn inputs(module: &Module, seed: u64) -> BTreeMap<(u32, u32), Input> {
+pub fn inputs(module: &Module, seed: u64, ints: Ints) -> BTreeMap<(u32, u32), Input> {
     let mut out = BTreeMap::new();
     for (_, g) in module.globals.iter() {
         let Some(b) = g.binding else { continue };
@@ -133,7 +142,10 @@ pub fn inputs(module: &Module, seed: u64) -> BTreeMap<(u32, u32), Input> {
             let r = next(&mut state);
             let word = match kinds.get(&w).copied().unwrap_or(Word::Int) {
                 Word::Float => ((r % 512) as f32 / 64.0 - 4.0).to_bits(),
-                Word::Int => (r % 32) as u32,
+                Word::Int => match ints {
+                    Ints::Small => (r % 32) as u32,
+                    Ints::Any => r as u32,
+                },
                 Word::Bool => (r % 2) as u32,
             };
             bytes.extend_from_slice(&word.to_le_bytes());

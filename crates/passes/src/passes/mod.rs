@@ -11,6 +11,7 @@
 //!   the IR changed. A pass that can refuse checks the whole function or module before its
 //!   first mutation and leaves it untouched when it refuses.
 
+pub mod bounds_checks;
 pub mod dce;
 pub mod dead_arg_elim;
 pub mod destructure_cfg;

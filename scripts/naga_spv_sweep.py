@@ -4,7 +4,7 @@
 Usage: scripts/naga_spv_sweep.py OXIR SPV...
 
 Each SPV (a module oxir wrote, e.g. `oxir compile tests/shaders/histogram.wgsl --target
-spirv -o h.spv`) has each word after the header replaced, one at a time, by 0, 1, 2, 3,
+spirv --bounds-checks unchecked -o h.spv`, as the tests generate them) has each word after the header replaced, one at a time, by 0, 1, 2, 3,
 0xffffffff and its neighbours; `OXIR compile` runs on every variant. Prints the naga panic
 sites found (`naga failed on this input ... (panic at naga-V/src/FILE:LINE)`) with the first
 few (file, word index, value) that reach each, and any exit other than 0, 1 or 2 (a crash

@@ -17,7 +17,7 @@ fn scratch(name: &str) -> PathBuf {
     dir.join(name)
 }
 
-/// `tests/shaders/SHADER` compiled to SPIR-V by oxir, with word `index` set to `value`,
+/// `tests/shaders/SHADER` compiled to SPIR-V by oxir (unchecked), with word `index` set to `value`,
 /// written to a scratch file named after the case.
 fn mutated_spirv(shader: &str, index: usize, value: u32) -> PathBuf {
     let clean = scratch(&format!("{shader}.spv"));
@@ -26,6 +26,10 @@ fn mutated_spirv(shader: &str, index: usize, value: u32) -> PathBuf {
         &path(&format!("tests/shaders/{shader}")),
         "--target",
         "spirv",
+        // The words the cases were found on: without the bounds checks, which would
+        // shift every word index below.
+        "--bounds-checks",
+        "unchecked",
         "-o",
         clean.to_str().expect("UTF-8 path"),
     ]);

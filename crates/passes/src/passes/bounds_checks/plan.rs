@@ -11,6 +11,10 @@ use oxir_ir::{
 };
 use std::collections::HashMap;
 
+mod texture;
+
+pub(super) use texture::{TextureBound, TexturePlan};
+
 /// How far up the dominator tree conditions are collected (keeps the pass linear).
 const MAX_FACT_DEPTH: usize = 256;
 /// How deep an `and` tree of conditions is split.
@@ -74,11 +78,15 @@ pub(super) struct FunctionPlan {
     pub accesses: Vec<AccessPlan>,
     pub ops: Vec<OpPlan>,
     pub values: Vec<ValuePlan>,
+    pub textures: Vec<TexturePlan>,
 }
 
 impl FunctionPlan {
     pub fn is_empty(&self) -> bool {
-        self.accesses.is_empty() && self.ops.is_empty() && self.values.is_empty()
+        self.accesses.is_empty()
+            && self.ops.is_empty()
+            && self.values.is_empty()
+            && self.textures.is_empty()
     }
 }
 
@@ -340,6 +348,11 @@ pub(super) fn plan_function(
             Opcode::ExtractDynamic | Opcode::InsertDynamic => {
                 if let Some(v) = plan_value(&facts, inst, policy, info) {
                     plan.values.push(v);
+                }
+            }
+            Opcode::TextureLoad | Opcode::TextureStore | Opcode::TextureDimensions => {
+                if let Some(t) = texture::plan_texture(&facts, inst, policy, info) {
+                    plan.textures.push(t);
                 }
             }
             // wildcard-ok: memory operations are planned below, other ops have no index

@@ -102,9 +102,12 @@ pass_info! {
         /// Functions with structured control flow that needed a check (the module is
         /// refused).
         refused_structured_function_count,
+        /// Checked pointers that escape the checks through a block parameter, `select`
+        /// or call (the module is refused).
+        refused_escaping_pointer_count,
     }
     changed_by: [buffer_check_count, memory_check_count, value_check_count, texture_check_count]
-    failed_by: [refused_structured_function_count]
+    failed_by: [refused_structured_function_count, refused_escaping_pointer_count]
 }
 
 impl BoundsChecksInfo {
@@ -124,6 +127,16 @@ impl BoundsChecksInfo {
             ..BoundsChecksInfo::default()
         };
         info.note_refusal(name, None);
+        info
+    }
+
+    /// The info of a refusal of function `name`, where the access in `block` escapes.
+    fn refused_escaping(name: Option<&str>, block: Option<oxir_ir::Block>) -> BoundsChecksInfo {
+        let mut info = BoundsChecksInfo {
+            refused_escaping_pointer_count: 1,
+            ..BoundsChecksInfo::default()
+        };
+        info.note_refusal(name, block);
         info
     }
 
@@ -158,6 +171,9 @@ pub fn run_on_function_with(
     let Some(plan) = plan::plan_function(module, func, policy, &mut info) else {
         return info;
     };
+    if let Some(refusal) = escape_refusal(module, func, &plan) {
+        return refusal;
+    }
     if plan.is_empty() {
         return info;
     }
@@ -172,6 +188,20 @@ pub fn run_on_function_with(
     info
 }
 
+/// The refusal of `func` when `plan` found a checked pointer escaping its checks.
+fn escape_refusal(
+    module: &Module,
+    func: Func,
+    plan: &plan::FunctionPlan,
+) -> Option<BoundsChecksInfo> {
+    let access = plan.escaping?;
+    let function = module.functions.get(func)?;
+    Some(BoundsChecksInfo::refused_escaping(
+        Some(&function.name),
+        function.layout.inst_block(access),
+    ))
+}
+
 /// Checks every function with a body under `policy`. Refuses the whole module, untouched,
 /// when a structured function needs a check.
 pub fn run_on_module_with(module: &mut Module, policy: &BoundsPolicy) -> BoundsChecksInfo {
@@ -183,6 +213,9 @@ pub fn run_on_module_with(module: &mut Module, policy: &BoundsPolicy) -> BoundsC
         let Some(plan) = plan::plan_function(module, func, policy, &mut scratch) else {
             continue;
         };
+        if let Some(refusal) = escape_refusal(module, func, &plan) {
+            return refusal;
+        }
         let Some(function) = module.functions.get(func) else {
             continue;
         };

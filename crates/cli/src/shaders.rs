@@ -47,8 +47,9 @@ pub struct CompileArgs {
     /// Bounds checks: `read-zero-skip-write` (default: out-of-range loads read zero,
     /// stores are skipped, as the interpreter does), `restrict` (clamp to the last
     /// element) or `unchecked` (UNSAFE: out-of-range indices are undefined behaviour on the
-    /// GPU); per class with `buffers=P,memory=P,values=P` (memory: workgroup, private and
-    /// function variables; values: dynamic indices into arrays, vectors and matrices).
+    /// GPU); per class with `buffers=P,memory=P,values=P,textures=P` (memory: workgroup,
+    /// private and function variables; values: dynamic indices into arrays, vectors and
+    /// matrices; textures: coordinates, layers, levels and samples of loads and stores).
     #[arg(long, value_name = "POLICY", value_parser = crate::args::parse_bounds_checks)]
     pub bounds_checks: Option<oxir_driver::BoundsPolicy>,
 }

@@ -157,6 +157,7 @@ fn cases() -> Vec<Case> {
         "tests/shaders/interface.wgsl",
         "tests/shaders/textures.wgsl",
         "tests/shaders/bounds.wgsl",
+        "tests/shaders/bounds_textures.wgsl",
     ]
     .iter()
     .map(|f| PathBuf::from(path(f)))

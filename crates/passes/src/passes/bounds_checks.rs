@@ -9,7 +9,13 @@
 //! their own width (a negative signed index is out of range, as in the interpreter).
 //! The class of an `access` is the address space of its chain's root pointer: storage,
 //! uniform, push-constant and handle pointers are [`CheckClass::Buffers`]; workgroup,
-//! private and function pointers [`CheckClass::Memory`].
+//! private and function pointers [`CheckClass::Memory`]. [`CheckClass::Textures`]: the
+//! coordinate, layer, level and sample of `texture_load`, the coordinate and layer of
+//! `texture_store` and the level of `texture_dimensions`, each compared with the
+//! texture's query (`texture_dimensions` of the clamped level, `texture_num_layers`,
+//! `texture_num_levels`, `texture_num_samples`) and clamped to it minus one; under
+//! `read-zero-skip-write` a load becomes `select ok, load, zero` and a store runs under
+//! `cond_br ok`, the interpreter's rule (`plan/texture.rs`, `emit/texture.rs`).
 //!
 //! **What each policy emits** (`iu` is the index, bitcast to unsigned when signed):
 //!
@@ -46,9 +52,8 @@
 //! needs a check makes the pass refuse the whole module, untouched (a `cond_br` cannot
 //! be placed inside a structured construct's blocks).
 //!
-//! **What it does not do.** Texture coordinates, levels, layers and samples are not
-//! checked yet (the SPIR-V back-end relies on the target's robust image access for them).
-//! A checked pointer passed to a call or through a block parameter or `select` is
+//! **What it does not do.** The coordinate of a cube `texture_load` (no front-end makes
+//! one) is not checked; sampling is not (it clamps or wraps by itself). A checked pointer passed to a call or through a block parameter or `select` is
 //! clamped but its uses there are not guarded. Bytes past a fixed-size binding that is
 //! bound to a shorter buffer are not the pass's concern (the runner checks buffer sizes).
 //!
@@ -86,6 +91,10 @@ pass_info! {
         memory_redundant_count,
         /// Dynamic value indices proven in range, left alone.
         value_redundant_count,
+        /// Texture coordinates, layers, levels and sample indices checked or clamped.
+        texture_check_count,
+        /// Texture layers, levels and sample indices that are the constant 0, left alone.
+        texture_redundant_count,
         /// Memory operations put under a `cond_br` (stores, atomics, runtime-array loads).
         branch_guard_count,
         /// Loads and dynamic extracts/inserts whose result became a `select`.
@@ -93,9 +102,12 @@ pass_info! {
         /// Functions with structured control flow that needed a check (the module is
         /// refused).
         refused_structured_function_count,
+        /// Checked pointers that escape the checks through a block parameter, `select`
+        /// or call (the module is refused).
+        refused_escaping_pointer_count,
     }
-    changed_by: [buffer_check_count, memory_check_count, value_check_count]
-    failed_by: [refused_structured_function_count]
+    changed_by: [buffer_check_count, memory_check_count, value_check_count, texture_check_count]
+    failed_by: [refused_structured_function_count, refused_escaping_pointer_count]
 }
 
 impl BoundsChecksInfo {
@@ -104,6 +116,7 @@ impl BoundsChecksInfo {
             CheckClass::Buffers => self.buffer_check_count += 1,
             CheckClass::Memory => self.memory_check_count += 1,
             CheckClass::Values => self.value_check_count += 1,
+            CheckClass::Textures => self.texture_check_count += 1,
         }
     }
 
@@ -117,11 +130,22 @@ impl BoundsChecksInfo {
         info
     }
 
+    /// The info of a refusal of function `name`, where the access in `block` escapes.
+    fn refused_escaping(name: Option<&str>, block: Option<oxir_ir::Block>) -> BoundsChecksInfo {
+        let mut info = BoundsChecksInfo {
+            refused_escaping_pointer_count: 1,
+            ..BoundsChecksInfo::default()
+        };
+        info.note_refusal(name, block);
+        info
+    }
+
     fn count_redundant(&mut self, class: CheckClass) {
         match class {
             CheckClass::Buffers => self.buffer_redundant_count += 1,
             CheckClass::Memory => self.memory_redundant_count += 1,
             CheckClass::Values => self.value_redundant_count += 1,
+            CheckClass::Textures => self.texture_redundant_count += 1,
         }
     }
 }
@@ -147,6 +171,9 @@ pub fn run_on_function_with(
     let Some(plan) = plan::plan_function(module, func, policy, &mut info) else {
         return info;
     };
+    if let Some(refusal) = escape_refusal(module, func, &plan) {
+        return refusal;
+    }
     if plan.is_empty() {
         return info;
     }
@@ -161,6 +188,20 @@ pub fn run_on_function_with(
     info
 }
 
+/// The refusal of `func` when `plan` found a checked pointer escaping its checks.
+fn escape_refusal(
+    module: &Module,
+    func: Func,
+    plan: &plan::FunctionPlan,
+) -> Option<BoundsChecksInfo> {
+    let access = plan.escaping?;
+    let function = module.functions.get(func)?;
+    Some(BoundsChecksInfo::refused_escaping(
+        Some(&function.name),
+        function.layout.inst_block(access),
+    ))
+}
+
 /// Checks every function with a body under `policy`. Refuses the whole module, untouched,
 /// when a structured function needs a check.
 pub fn run_on_module_with(module: &mut Module, policy: &BoundsPolicy) -> BoundsChecksInfo {
@@ -172,6 +213,9 @@ pub fn run_on_module_with(module: &mut Module, policy: &BoundsPolicy) -> BoundsC
         let Some(plan) = plan::plan_function(module, func, policy, &mut scratch) else {
             continue;
         };
+        if let Some(refusal) = escape_refusal(module, func, &plan) {
+            return refusal;
+        }
         let Some(function) = module.functions.get(func) else {
             continue;
         };
@@ -260,5 +304,39 @@ block0:
         let policy = BoundsPolicy::parse("unchecked,memory=read-zero-skip-write").expect("parses");
         let (_, info) = checked(policy);
         assert_eq!((info.buffer_check_count, info.memory_check_count), (0, 1));
+    }
+
+    const TEXTURES: &str = "\
+const c0: u32 = 0
+global @color: handle texture_2d<f32> binding(0, 0)
+global @grid: handle texture_storage_2d_array<rgba32float, read_write> binding(0, 1)
+callable @pick(vec2<i32>, i32, u32) -> vec4<f32> {
+block0(v0: vec2<i32>, v1: i32, v2: u32):
+    v3: texture_2d<f32> = load @color
+    v4: vec4<f32> = texture_load v3, v0, v1
+    v5: texture_storage_2d_array<rgba32float, read_write> = load @grid
+    texture_store v5, v0, v2, v4
+    return v4
+}
+";
+
+    #[test]
+    fn textures_restrict_clamps_without_guards_and_unchecked_leaves_them() {
+        let mut module = parse_module(TEXTURES).expect("parses");
+        let policy = BoundsPolicy::parse("unchecked,textures=restrict").expect("parses");
+        let info = run_on_module_with(&mut module, &policy);
+        let report = verify_module(&module, &VerifierOptions::default());
+        assert!(report.succeeded(), "{report}");
+        let text = print_module(&module, View::Flat);
+        // Level, coordinate (load), coordinate and layer (store): four clamps, no guard.
+        assert_eq!(info.texture_check_count, 4, "{text}");
+        assert_eq!(text.matches("= min ").count(), 4, "{text}");
+        assert!(
+            !text.contains("cond_br") && !text.contains("select"),
+            "{text}"
+        );
+        let mut untouched = parse_module(TEXTURES).expect("parses");
+        let none = run_on_module_with(&mut untouched, &BoundsPolicy::uniform(Policy::Unchecked));
+        assert_eq!(none, BoundsChecksInfo::default());
     }
 }

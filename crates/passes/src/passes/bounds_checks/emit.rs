@@ -13,6 +13,8 @@ use oxir_ir::{
 };
 use std::collections::HashMap;
 
+mod texture;
+
 struct Emitter<'a> {
     types: &'a mut TypeStore,
     consts: &'a mut ConstStore,
@@ -47,6 +49,9 @@ pub(super) fn apply(
     }
     for value in &plan.values {
         e.value(value, info);
+    }
+    for texture in &plan.textures {
+        e.texture(texture, info);
     }
     for op in &plan.ops {
         e.op(op, &tests, info);
@@ -243,17 +248,22 @@ impl Emitter<'_> {
         let Some(ok) = self.all(op.inst, &conds) else {
             return;
         };
-        match op.form {
+        self.guard(op.inst, op.form, ok, info);
+    }
+
+    /// Guards `inst` by `ok` in `form`: its result becomes `select ok, result, zero`, or
+    /// it runs under `cond_br ok`.
+    fn guard(&mut self, inst: Inst, form: Form, ok: Value, info: &mut BoundsChecksInfo) {
+        match form {
             Form::Select => {
-                if let Some(r) = self.func.dfg.inst_result(op.inst) {
-                    let ty = self.func.dfg.value_type(r);
-                    let zero = self.zero(ty);
-                    self.select_after(op.inst, ok, zero);
+                if let Some(r) = self.func.dfg.inst_result(inst) {
+                    let zero = self.zero(self.func.dfg.value_type(r));
+                    self.select_after(inst, ok, zero);
                     info.select_guard_count += 1;
                 }
             }
             Form::Branch => {
-                self.branch_around(op.inst, ok);
+                self.branch_around(inst, ok);
                 info.branch_guard_count += 1;
             }
             Form::ClampOnly => {}

@@ -11,6 +11,10 @@ use oxir_ir::{
 };
 use std::collections::HashMap;
 
+mod texture;
+
+pub(super) use texture::{TextureBound, TexturePlan};
+
 /// How far up the dominator tree conditions are collected (keeps the pass linear).
 const MAX_FACT_DEPTH: usize = 256;
 /// How deep an `and` tree of conditions is split.
@@ -74,11 +78,18 @@ pub(super) struct FunctionPlan {
     pub accesses: Vec<AccessPlan>,
     pub ops: Vec<OpPlan>,
     pub values: Vec<ValuePlan>,
+    pub textures: Vec<TexturePlan>,
+    /// An access whose checked pointer escapes the checks (see [`escaping_access`]): the
+    /// pass refuses the module.
+    pub escaping: Option<Inst>,
 }
 
 impl FunctionPlan {
     pub fn is_empty(&self) -> bool {
-        self.accesses.is_empty() && self.ops.is_empty() && self.values.is_empty()
+        self.accesses.is_empty()
+            && self.ops.is_empty()
+            && self.values.is_empty()
+            && self.textures.is_empty()
     }
 }
 
@@ -342,6 +353,11 @@ pub(super) fn plan_function(
                     plan.values.push(v);
                 }
             }
+            Opcode::TextureLoad | Opcode::TextureStore | Opcode::TextureDimensions => {
+                if let Some(t) = texture::plan_texture(&facts, inst, policy, info) {
+                    plan.textures.push(t);
+                }
+            }
             // wildcard-ok: memory operations are planned below, other ops have no index
             _ => {}
         }
@@ -351,6 +367,7 @@ pub(super) fn plan_function(
             plan.ops.push(op);
         }
     }
+    plan.escaping = escaping_access(&facts, &insts, policy, &plan, &access_index);
     Some(plan)
 }
 
@@ -612,4 +629,84 @@ fn plan_value(
         index_pos,
         len,
     })
+}
+
+/// The first `access` whose result is used other than as the pointer of a load, store,
+/// atomic, `workgroup_uniform_load`, `array_length` or further `access` — passed through a
+/// block parameter or `select`, to a call, or anything else — while its chain needs a
+/// guard at the memory operation: a fixed-size index under `read-zero-skip-write` (the
+/// test of which the use would not see), or a runtime-sized index under any checking
+/// policy (`read-zero-skip-write` tests it at the use; `restrict` clamps it to
+/// `array_length - 1`, which is no element when the array is empty). Guards are placed by
+/// following a pointer's `access` chain from the memory operation, which cannot see
+/// through those uses, so the pass refuses rather than let such an access reach the
+/// target unguarded. A fixed-size clamp (`restrict`) is complete at the access and never
+/// refused.
+fn escaping_access(
+    facts: &Facts<'_>,
+    insts: &[Inst],
+    policy: &BoundsPolicy,
+    plan: &FunctionPlan,
+    access_index: &HashMap<Inst, usize>,
+) -> Option<Inst> {
+    let dfg = &facts.func.dfg;
+    let mut escaping = std::collections::HashSet::new();
+    for &inst in insts {
+        let data = dfg.inst(inst);
+        let pointer_use = matches!(
+            data.opcode,
+            Opcode::Load
+                | Opcode::Store
+                | Opcode::WorkgroupUniformLoad
+                | Opcode::ArrayLength
+                | Opcode::Access
+        ) || data.opcode.is_atomic();
+        for (k, v) in data.all_values().enumerate() {
+            if !(k == 0 && pointer_use) {
+                escaping.insert(dfg.resolve(v));
+            }
+        }
+    }
+    insts.iter().copied().find(|&inst| {
+        dfg.inst(inst).opcode == Opcode::Access
+            && dfg
+                .inst_result(inst)
+                .is_some_and(|r| escaping.contains(&dfg.resolve(r)))
+            && chain_needs_guard(facts, inst, policy, plan, access_index)
+    })
+}
+
+/// Whether some access of the chain ending in `access` needs a guard at the memory
+/// operation (see [`escaping_access`]).
+fn chain_needs_guard(
+    facts: &Facts<'_>,
+    access: Inst,
+    policy: &BoundsPolicy,
+    plan: &FunctionPlan,
+    access_index: &HashMap<Inst, usize>,
+) -> bool {
+    let mut a = access;
+    for _ in 0..facts.func.dfg.num_insts() {
+        let data = facts.func.dfg.inst(a);
+        if data.opcode != Opcode::Access {
+            return false;
+        }
+        let planned = access_index.get(&a).and_then(|&i| plan.accesses.get(i));
+        if planned.is_some_and(|p| p.policy == Policy::ReadZeroSkipWrite && !p.fixed.is_empty()) {
+            return true;
+        }
+        let Some(&base) = data.args.first() else {
+            return false;
+        };
+        let checked = pointee_and_space(facts, base)
+            .is_some_and(|(space, _)| policy.get(class_of(space)) != Policy::Unchecked);
+        if checked && !runtime_positions(facts, a).is_empty() {
+            return true;
+        }
+        let ValueDef::Result(next) = facts.func.dfg.value_def(base) else {
+            return false;
+        };
+        a = next;
+    }
+    false
 }

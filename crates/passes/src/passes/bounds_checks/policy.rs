@@ -60,11 +60,19 @@ pub enum CheckClass {
     /// `extract_dynamic` / `insert_dynamic` indices into value arrays, vectors and
     /// matrices.
     Values,
+    /// Coordinates, array layers, mip levels and sample indices of `texture_load` and
+    /// `texture_store`, and the level of `texture_dimensions`.
+    Textures,
 }
 
 impl CheckClass {
     /// Every class, in documentation order.
-    pub const ALL: [CheckClass; 3] = [CheckClass::Buffers, CheckClass::Memory, CheckClass::Values];
+    pub const ALL: [CheckClass; 4] = [
+        CheckClass::Buffers,
+        CheckClass::Memory,
+        CheckClass::Values,
+        CheckClass::Textures,
+    ];
 
     /// The command-line name.
     pub fn name(self) -> &'static str {
@@ -72,6 +80,7 @@ impl CheckClass {
             CheckClass::Buffers => "buffers",
             CheckClass::Memory => "memory",
             CheckClass::Values => "values",
+            CheckClass::Textures => "textures",
         }
     }
 
@@ -93,6 +102,8 @@ pub struct BoundsPolicy {
     pub memory: Policy,
     /// Value arrays, vectors and matrices indexed dynamically.
     pub values: Policy,
+    /// Texture coordinates, layers, levels and sample indices.
+    pub textures: Policy,
 }
 
 /// Why a `--bounds-checks` specification was rejected.
@@ -104,7 +115,7 @@ pub enum PolicyParseError {
     )]
     UnknownPolicy(String),
     /// An override names no class.
-    #[error("unknown bounds-check class `{0}` (expected buffers, memory, workgroup, private, function or values)")]
+    #[error("unknown bounds-check class `{0}` (expected buffers, memory, workgroup, private, function, values or textures)")]
     UnknownClass(String),
     /// The specification is empty or has an empty item.
     #[error("empty bounds-check specification item in `{0}`")]
@@ -118,6 +129,7 @@ impl BoundsPolicy {
             buffers: policy,
             memory: policy,
             values: policy,
+            textures: policy,
         }
     }
 
@@ -127,6 +139,7 @@ impl BoundsPolicy {
             CheckClass::Buffers => self.buffers,
             CheckClass::Memory => self.memory,
             CheckClass::Values => self.values,
+            CheckClass::Textures => self.textures,
         }
     }
 
@@ -136,6 +149,7 @@ impl BoundsPolicy {
             CheckClass::Buffers => self.buffers = policy,
             CheckClass::Memory => self.memory = policy,
             CheckClass::Values => self.values = policy,
+            CheckClass::Textures => self.textures = policy,
         }
     }
 
@@ -164,7 +178,7 @@ impl BoundsPolicy {
 }
 
 impl fmt::Display for BoundsPolicy {
-    /// The canonical specification, `buffers=P,memory=P,values=P`.
+    /// The canonical specification, `buffers=P,memory=P,values=P,textures=P`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let items: Vec<String> = CheckClass::ALL
             .iter()
@@ -184,12 +198,14 @@ mod tests {
             BoundsPolicy::parse("restrict"),
             Ok(BoundsPolicy::uniform(Policy::Restrict))
         );
-        let mixed =
-            BoundsPolicy::parse("unchecked, buffers=restrict,workgroup=read-zero-skip-write")
-                .expect("parses");
+        let mixed = BoundsPolicy::parse(
+            "unchecked, buffers=restrict,workgroup=read-zero-skip-write,textures=restrict",
+        )
+        .expect("parses");
         assert_eq!(mixed.buffers, Policy::Restrict);
         assert_eq!(mixed.memory, Policy::ReadZeroSkipWrite);
         assert_eq!(mixed.values, Policy::Unchecked);
+        assert_eq!(mixed.textures, Policy::Restrict);
         assert_eq!(
             BoundsPolicy::parse(&mixed.to_string()),
             Ok(mixed),

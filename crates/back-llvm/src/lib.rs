@@ -46,6 +46,7 @@
 
 #![warn(missing_docs)]
 
+pub mod host_abi;
 mod lowering;
 mod preflight;
 mod target;
@@ -57,7 +58,7 @@ use oxir_passes::pipeline::{PassPipeline, PipelineError};
 use std::fmt;
 
 pub use preflight::{opcode_support, preflight, Support, MAX_LEAVES};
-pub use target::{MathLibrary, PointerDialect, TargetDesc};
+pub use target::{Invocation, MathLibrary, PointerDialect, TargetDesc};
 pub use writer::{kernel_params, KernelParam};
 
 /// Where in the module an error arose: function, block, instruction, as far as known.

@@ -127,4 +127,6 @@ pub enum EngineArg {
     Interp,
     /// oxir's SPIR-V on a Vulkan device.
     Vulkan,
+    /// The LLVM back-end's host target on this machine's CPU.
+    Llvm,
 }

@@ -65,6 +65,7 @@ mod llvm;
 
 pub use error::Error;
 pub use input::{Input, Source};
+pub use llvm::HostLibrary;
 pub use oxir_naga::reflect::Reflection;
 pub use oxir_naga::{on_large_stack, GlslStage, MAX_NESTING, STACK_BYTES};
 pub use oxir_spirv::TargetEnv;
@@ -208,6 +209,21 @@ fn compile_here(
             Ok(Artifact::Ptx(llvm::emit_ptx(module, options)?))
         }
     }
+}
+
+/// Compiles kernel `entry` of `input` for this machine's CPU (the LLVM writer's host
+/// target, `opt`, `llc` and the C compiler; see [`HostLibrary`]), for a host runtime to
+/// load. The module goes through the LLVM pipeline as [`Target::Ptx`] does.
+pub fn compile_host(
+    input: Input<'_>,
+    entry: &str,
+    options: &CompileOptions,
+) -> Result<HostLibrary, Error> {
+    with_large_stack(|| {
+        let module = load_verified(input, options)?;
+        let module = prepared(module, Target::Ptx, options)?;
+        llvm::emit_host_library(module, entry, options)
+    })
 }
 
 /// The front half of [`compile`]: the front-end and the verifier. The module returned is

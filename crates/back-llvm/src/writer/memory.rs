@@ -20,6 +20,7 @@
 use super::function::FnWriter;
 use super::rules_for;
 use crate::lowering::{AtomicOp, MemoryOp, Register};
+use crate::target::Invocation;
 use crate::types::{self, scalar};
 use crate::Error;
 use oxir_ir::data_layout::{layout_of, runtime_array_tail, TypeLayout};
@@ -372,10 +373,10 @@ pub(crate) fn write_memory(
             Ok(())
         }
         MemoryOp::StorageBarrier => {
-            let scope = w.state.target.workgroup_scope;
-            w.line(&format!("fence syncscope(\"{scope}\") release"));
+            let scope = crate::target::scope_clause(w.state.target.workgroup_scope);
+            w.line(&format!("fence{scope} release"));
             barrier(w);
-            w.line(&format!("fence syncscope(\"{scope}\") acquire"));
+            w.line(&format!("fence{scope} acquire"));
             Ok(())
         }
         MemoryOp::WorkgroupUniformLoad => {
@@ -391,8 +392,14 @@ pub(crate) fn write_memory(
     }
 }
 
-/// The workgroup control barrier, `convergent` (attribute group `#0`).
+/// The workgroup control barrier, `convergent` (attribute group `#0`): the target's
+/// intrinsic, or the host context's callback.
 fn barrier(w: &mut FnWriter<'_, '_>) {
+    if w.state.target.invocation == Invocation::HostContext {
+        let f = super::function::context_load(w, "ptr", crate::host_abi::BARRIER, 8);
+        w.line(&format!("call void {f}(ptr %ctx) #0"));
+        return;
+    }
     let (name, args) = w.state.target.barrier;
     let params: Vec<&str> = args
         .split(", ")
@@ -415,33 +422,35 @@ fn atomic(
     let ptr = w.op(p)?;
     let sh = w.shape(ty)?;
     let align = w.layout(ty, space)?.align;
-    let scope = w.state.target.atomic_scope(space);
+    let scope = w.state.target.syncscope(space);
     let t = sh.ty.clone();
     match op {
         AtomicOp::Load => {
             let r = w.assign(&format!(
-                "load atomic {t}, {pty} {ptr} syncscope(\"{scope}\") monotonic, align {align}"
+                "load atomic {t}, {pty} {ptr}{scope} monotonic, align {align}"
             ));
             w.finish(inst, &t, &r)
         }
         AtomicOp::Store => {
             let v = w.op(data.args[1])?;
             w.line(&format!(
-                "store atomic {t} {v}, {pty} {ptr} syncscope(\"{scope}\") monotonic, align {align}"
+                "store atomic {t} {v}, {pty} {ptr}{scope} monotonic, align {align}"
             ));
             Ok(())
         }
         AtomicOp::CompareExchange => {
             let cmp = w.op(data.args[1])?;
             let new = w.op(data.args[2])?;
-            let pair = w.assign(&format!("cmpxchg {pty} {ptr}, {t} {cmp}, {t} {new} syncscope(\"{scope}\") monotonic monotonic, align {align}"));
+            let pair = w.assign(&format!("cmpxchg {pty} {ptr}, {t} {cmp}, {t} {new}{scope} monotonic monotonic, align {align}"));
             let r = w.assign(&format!("extractvalue {{ {t}, i1 }} {pair}, 0"));
             w.finish(inst, &t, &r)
         }
         AtomicOp::Rmw { signed, unsigned } => {
             let name = if sh.signed() { signed } else { unsigned };
             let v = w.op(data.args[1])?;
-            let r = w.assign(&format!("atomicrmw {name} {pty} {ptr}, {t} {v} syncscope(\"{scope}\") monotonic, align {align}"));
+            let r = w.assign(&format!(
+                "atomicrmw {name} {pty} {ptr}, {t} {v}{scope} monotonic, align {align}"
+            ));
             if w.func.dfg.inst_result(inst).is_some() {
                 w.finish(inst, &t, &r)
             } else {
@@ -451,14 +460,27 @@ fn atomic(
     }
 }
 
-/// Reads `{prefix}{name}`.
-fn sreg(w: &mut FnWriter<'_, '_>, name: &str) -> String {
-    let full = format!("{}{name}", w.state.target.sreg_prefix);
-    w.call("i32", &full, &[])
+/// Reads `{prefix}{name}`, or the host context's field of that register.
+fn sreg(w: &mut FnWriter<'_, '_>, name: &str) -> Result<String, Error> {
+    match w.state.target.invocation {
+        Invocation::Intrinsics => {
+            let full = format!("{}{name}", w.state.target.sreg_prefix);
+            Ok(w.call("i32", &full, &[]))
+        }
+        Invocation::HostContext => {
+            let offset = crate::host_abi::register_offset(name)
+                .ok_or_else(|| w.fail(format!("no host register {name}")))?;
+            Ok(super::function::context_load(w, "i32", offset, 4))
+        }
+    }
 }
 
-fn sreg3(w: &mut FnWriter<'_, '_>, name: &str) -> [String; 3] {
-    ["x", "y", "z"].map(|c| sreg(w, &format!("{name}.{c}")))
+fn sreg3(w: &mut FnWriter<'_, '_>, name: &str) -> Result<[String; 3], Error> {
+    let mut out: [String; 3] = Default::default();
+    for (lane, c) in out.iter_mut().zip(["x", "y", "z"]) {
+        *lane = sreg(w, &format!("{name}.{c}"))?;
+    }
+    Ok(out)
 }
 
 fn vec3(w: &mut FnWriter<'_, '_>, lanes: &[String; 3]) -> String {
@@ -477,15 +499,15 @@ pub(crate) fn write_register(
     let size = w.workgroup_size;
     let (ty, v) = match r {
         Register::ThreadId => {
-            let l = sreg3(w, "tid");
+            let l = sreg3(w, "tid")?;
             ("<3 x i32>", vec3(w, &l))
         }
         Register::WorkgroupId => {
-            let l = sreg3(w, "ctaid");
+            let l = sreg3(w, "ctaid")?;
             ("<3 x i32>", vec3(w, &l))
         }
         Register::NumWorkgroups => {
-            let l = sreg3(w, "nctaid");
+            let l = sreg3(w, "nctaid")?;
             ("<3 x i32>", vec3(w, &l))
         }
         Register::WorkgroupSize => (
@@ -493,8 +515,8 @@ pub(crate) fn write_register(
             format!("<i32 {}, i32 {}, i32 {}>", size[0], size[1], size[2]),
         ),
         Register::DispatchId => {
-            let tid = sreg3(w, "tid");
-            let cta = sreg3(w, "ctaid");
+            let tid = sreg3(w, "tid")?;
+            let cta = sreg3(w, "ctaid")?;
             let mut lanes: [String; 3] = Default::default();
             for k in 0..3 {
                 let base = w.assign(&format!("mul i32 {}, {}", cta[k], size[k]));
@@ -503,7 +525,7 @@ pub(crate) fn write_register(
             ("<3 x i32>", vec3(w, &lanes))
         }
         Register::DispatchSize => {
-            let n = sreg3(w, "nctaid");
+            let n = sreg3(w, "nctaid")?;
             let mut lanes: [String; 3] = Default::default();
             for k in 0..3 {
                 lanes[k] = w.assign(&format!("mul i32 {}, {}", n[k], size[k]));
@@ -511,14 +533,14 @@ pub(crate) fn write_register(
             ("<3 x i32>", vec3(w, &lanes))
         }
         Register::LocalInvocationIndex => {
-            let t = sreg3(w, "tid");
+            let t = sreg3(w, "tid")?;
             let zy = w.assign(&format!("mul i32 {}, {}", t[2], size[1]));
             let row = w.assign(&format!("add i32 {zy}, {}", t[1]));
             let rows = w.assign(&format!("mul i32 {row}, {}", size[0]));
             ("i32", w.assign(&format!("add i32 {rows}, {}", t[0])))
         }
-        Register::SubgroupInvocationId => ("i32", sreg(w, "laneid")),
-        Register::SubgroupSize => ("i32", sreg(w, "warpsize")),
+        Register::SubgroupInvocationId => ("i32", sreg(w, "laneid")?),
+        Register::SubgroupSize => ("i32", sreg(w, "warpsize")?),
     };
     w.finish(inst, ty, &v)
 }

@@ -22,7 +22,7 @@ mod function;
 mod matrix;
 mod memory;
 
-use crate::target::TargetDesc;
+use crate::target::{Invocation, TargetDesc};
 use crate::types;
 use crate::{Error, Location};
 use oxir_ir::data_layout::{layout_of, LayoutRules};
@@ -119,6 +119,11 @@ pub(crate) fn write(module: &Module, target: &TargetDesc) -> Result<String, Erro
             continue;
         }
         let name = symbols.legalise(&data.name);
+        state.workgroup.insert(g, name.clone());
+        if target.invocation == Invocation::HostContext {
+            // Host: the context's workgroup memory block (`host_abi`), no global.
+            continue;
+        }
         let rules = rules_for(data.space);
         let mem = types::mem(&module.types, data.ty, rules).map_err(internal)?;
         let align = layout_of(&module.types, data.ty, rules)
@@ -136,7 +141,6 @@ pub(crate) fn write(module: &Module, target: &TargetDesc) -> Result<String, Erro
             "@{name} = internal addrspace({}) global {mem} {init}, align {align}",
             target.workgroup_space
         );
-        state.workgroup.insert(g, name);
     }
     let mut bodies = String::new();
     let mut kernels = Vec::new();
@@ -146,6 +150,9 @@ pub(crate) fn write(module: &Module, target: &TargetDesc) -> Result<String, Erro
                 let name = symbols.legalise(&func.name);
                 let text = function::write_kernel(&mut state, func, &name, workgroup_size)?;
                 bodies.push_str(&text);
+                if target.invocation == Invocation::HostContext {
+                    bodies.push_str(&function::write_host_entry(module, target, &name)?);
+                }
                 kernels.push(name);
             }
             FunctionKind::Vertex

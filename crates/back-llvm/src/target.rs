@@ -80,6 +80,10 @@ pub struct TargetDesc {
     pub math: MathLibrary,
     /// Registers, workgroup memory and barriers.
     pub invocation: Invocation,
+    /// WGSL's robust access as the interpreter runs it: an out-of-range index or an
+    /// access past a storage buffer's end reads zero and drops the store (see the
+    /// writer's `robust` module). Off: such accesses are undefined, as on the GPU.
+    pub robust_access: bool,
 }
 
 impl TargetDesc {
@@ -100,6 +104,7 @@ impl TargetDesc {
             workgroup_scope: "block",
             math: MathLibrary::Libdevice,
             invocation: Invocation::Intrinsics,
+            robust_access: false,
         }
     }
 
@@ -123,6 +128,7 @@ impl TargetDesc {
             workgroup_scope: "",
             math: MathLibrary::Libm,
             invocation: Invocation::HostContext,
+            robust_access: true,
         }
     }
 

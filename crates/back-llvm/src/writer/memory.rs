@@ -18,6 +18,7 @@
 //! and workgroup scope on workgroup memory.
 
 use super::function::FnWriter;
+use super::robust::Use;
 use super::rules_for;
 use crate::lowering::{AtomicOp, MemoryOp, Register};
 use crate::target::Invocation;
@@ -28,7 +29,7 @@ use oxir_ir::types::{Scalar, ScalarKind, TypeData};
 use oxir_ir::{AddressSpace, Global, Inst, InstData, Type, Value, ValueDef};
 
 impl FnWriter<'_, '_> {
-    fn layout(&self, ty: Type, space: AddressSpace) -> Result<TypeLayout, Error> {
+    pub(crate) fn layout(&self, ty: Type, space: AddressSpace) -> Result<TypeLayout, Error> {
         layout_of(&self.state.module.types, ty, rules_for(space))
             .map_err(|e| self.fail(e.to_string()))
     }
@@ -41,7 +42,7 @@ impl FnWriter<'_, '_> {
         }
     }
 
-    fn ptr_ty(&self, space: AddressSpace) -> Result<String, Error> {
+    pub(crate) fn ptr_ty(&self, space: AddressSpace) -> Result<String, Error> {
         let n = self
             .state
             .target
@@ -214,7 +215,8 @@ pub(crate) fn store_value(
 /// Where a pointer is projected next: a type, or a matrix column's lanes.
 enum Cursor {
     Ty(Type),
-    Column(Scalar),
+    /// A matrix column's elements (how many, if indexable).
+    Column(Scalar, Option<u64>),
 }
 
 /// `access base, indices...` as one byte-offset `getelementptr`.
@@ -225,9 +227,14 @@ fn access(w: &mut FnWriter<'_, '_>, inst: Inst, data: &InstData) -> Result<(), E
     let mut cursor = Cursor::Ty(pointee);
     let mut constant: u64 = 0;
     let mut dynamic: Option<String> = None;
+    let mut in_range = Vec::new();
     for &index in &data.args[1..] {
+        let mut bound = None;
         let (stride, next) = match cursor {
-            Cursor::Column(s) => (u32::from(s.bits / 8), None),
+            Cursor::Column(s, rows) => {
+                bound = rows;
+                (u32::from(s.bits / 8), None)
+            }
             Cursor::Ty(ty) => {
                 let layout = w.layout(ty, space)?;
                 match w.type_data(ty)?.clone() {
@@ -247,21 +254,37 @@ fn access(w: &mut FnWriter<'_, '_>, inst: Inst, data: &InstData) -> Result<(), E
                         cursor = Cursor::Ty(member);
                         continue;
                     }
-                    TypeData::Array { elem, .. } | TypeData::RuntimeArray { elem } => {
+                    TypeData::Array { elem, len } => {
+                        bound = Some(u64::from(len));
                         (layout.stride.unwrap_or(0), Some(Cursor::Ty(elem)))
                     }
-                    TypeData::Vector { len, .. } => (layout.size / u32::from(len), None),
-                    TypeData::Matrix { elem, .. } => {
-                        (layout.stride.unwrap_or(0), Some(Cursor::Column(elem)))
+                    TypeData::RuntimeArray { elem } => {
+                        (layout.stride.unwrap_or(0), Some(Cursor::Ty(elem)))
+                    }
+                    TypeData::Vector { len, .. } => {
+                        bound = Some(u64::from(len));
+                        (layout.size / u32::from(len), None)
+                    }
+                    TypeData::Matrix {
+                        elem,
+                        columns,
+                        rows,
+                    } => {
+                        bound = Some(u64::from(columns));
+                        let rows = Some(u64::from(rows));
+                        (layout.stride.unwrap_or(0), Some(Cursor::Column(elem, rows)))
                     }
                     _ => return Err(w.fail("access into a non-composite")),
                 }
             }
         };
-        cursor = next.unwrap_or(Cursor::Column(Scalar::U32));
+        cursor = next.unwrap_or(Cursor::Column(Scalar::U32, None));
         match w.func.dfg.value_def(w.func.resolve(index)) {
             ValueDef::Const(_) => {
                 let i = constant_index(w, index)?;
+                if w.state.target.robust_access && bound.is_some_and(|b| i >= b) {
+                    in_range.push("false".to_string());
+                }
                 constant = constant.wrapping_add(i.wrapping_mul(u64::from(stride)));
             }
             _ => {
@@ -274,6 +297,9 @@ fn access(w: &mut FnWriter<'_, '_>, inst: Inst, data: &InstData) -> Result<(), E
                         w.assign(&format!("{ext} {} {op} to i64", ish.ty))
                     }
                 };
+                if let Some(b) = bound.filter(|_| w.state.target.robust_access) {
+                    in_range.push(w.assign(&format!("icmp ult i64 {wide}, {b}")));
+                }
                 let scaled = w.assign(&format!("mul i64 {wide}, {stride}"));
                 dynamic = Some(match dynamic {
                     None => scaled,
@@ -289,6 +315,7 @@ fn access(w: &mut FnWriter<'_, '_>, inst: Inst, data: &InstData) -> Result<(), E
     };
     let b = w.op(base)?;
     let r = w.assign(&format!("getelementptr i8, {pty} {b}, i64 {total}"));
+    let r = super::robust::null_unless(w, &pty, &r, &in_range);
     w.finish(inst, &pty, &r)
 }
 
@@ -306,7 +333,7 @@ fn constant_index(w: &FnWriter<'_, '_>, v: Value) -> Result<u64, Error> {
 }
 
 /// The global a pointer is projected from.
-fn root_global(w: &FnWriter<'_, '_>, mut p: Value) -> Result<Global, Error> {
+pub(crate) fn root_global(w: &FnWriter<'_, '_>, mut p: Value) -> Result<Global, Error> {
     for _ in 0..1024 {
         match w.func.dfg.value_def(w.func.resolve(p)) {
             ValueDef::Global(g) => return Ok(g),
@@ -330,7 +357,7 @@ pub(crate) fn write_memory(
         MemoryOp::Load => {
             let p = data.args[0];
             let (space, ty) = w.pointee(p)?;
-            let ptr = w.op(p)?;
+            let ptr = super::robust::checked(w, p, ty, space, Use::Read)?;
             let v = load_value(w, &ptr, ty, space)?;
             let rty = w.reg(ty)?;
             w.finish(inst, &rty, &v)
@@ -338,7 +365,7 @@ pub(crate) fn write_memory(
         MemoryOp::Store => {
             let p = data.args[0];
             let (space, ty) = w.pointee(p)?;
-            let ptr = w.op(p)?;
+            let ptr = super::robust::checked(w, p, ty, space, Use::Write)?;
             let v = w.op(data.args[1])?;
             store_value(w, &ptr, ty, space, &v)
         }
@@ -382,7 +409,7 @@ pub(crate) fn write_memory(
         MemoryOp::WorkgroupUniformLoad => {
             let p = data.args[0];
             let (space, ty) = w.pointee(p)?;
-            let ptr = w.op(p)?;
+            let ptr = super::robust::checked(w, p, ty, space, Use::Read)?;
             barrier(w);
             let v = load_value(w, &ptr, ty, space)?;
             barrier(w);
@@ -419,7 +446,7 @@ fn atomic(
     let p = data.args[0];
     let (space, ty) = w.pointee(p)?;
     let pty = w.ptr_ty(space)?;
-    let ptr = w.op(p)?;
+    let ptr = super::robust::checked(w, p, ty, space, Use::Write)?;
     let sh = w.shape(ty)?;
     let align = w.layout(ty, space)?.align;
     let scope = w.state.target.syncscope(space);

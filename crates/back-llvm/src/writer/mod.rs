@@ -21,6 +21,7 @@ mod composite;
 mod function;
 mod matrix;
 mod memory;
+mod robust;
 
 use crate::target::{Invocation, TargetDesc};
 use crate::types;
@@ -91,6 +92,9 @@ pub(crate) struct ModuleState<'a> {
     pub(crate) declarations: BTreeSet<String>,
     /// Workgroup globals' symbols (`@name`).
     pub(crate) workgroup: BTreeMap<oxir_ir::Global, String>,
+    /// The largest value a robust access redirected (`robust`): the size of
+    /// `@oxir.zero` and `@oxir.junk`.
+    pub(crate) robust_bytes: u32,
 }
 
 fn internal(message: impl Into<String>) -> Error {
@@ -108,6 +112,7 @@ pub(crate) fn write(module: &Module, target: &TargetDesc) -> Result<String, Erro
         target,
         declarations: BTreeSet::new(),
         workgroup: BTreeMap::new(),
+        robust_bytes: 0,
     };
     let mut out = String::new();
     let _ = writeln!(out, "; oxir module");
@@ -166,6 +171,15 @@ pub(crate) fn write(module: &Module, target: &TargetDesc) -> Result<String, Erro
                 )))
             }
         }
+    }
+    if state.robust_bytes > 0 {
+        let n = state.robust_bytes;
+        let space = target.generic_space;
+        let _ = write!(
+            globals,
+            "@oxir.zero = internal addrspace({space}) constant [{n} x i8] zeroinitializer, align 16\n\
+             @oxir.junk = internal addrspace({space}) global [{n} x i8] zeroinitializer, align 16\n"
+        );
     }
     if !globals.is_empty() {
         out.push('\n');

@@ -1,7 +1,12 @@
 //! # oxir-llvm — the LLVM IR back-end
 //!
 //! Writes LLVM IR text for compute kernels, for any target a [`TargetDesc`] describes;
-//! [`TargetDesc::nvptx`] is NVIDIA's `nvptx64-nvidia-cuda` (PTX through `llc`).
+//! [`TargetDesc::nvptx`] is NVIDIA's `nvptx64-nvidia-cuda` (PTX through `llc`),
+//! [`TargetDesc::host`] this machine's CPU through the host kernel ABI ([`host_abi`]: the
+//! registers, workgroup memory and barrier come from a context the runtime passes; each
+//! kernel gets a C-ABI entry; accesses are robust as in the interpreter). The rest of
+//! these docs describe NVPTX; the host's differences are in [`host_abi`] and
+//! [`TargetDesc::host`].
 //!
 //! - [`pipeline`]: the driver pipeline, oxir's `normalize` (plain SSA: inlined, allocas
 //!   promoted, block parameters). The writer also accepts structured input (structured

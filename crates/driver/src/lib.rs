@@ -41,6 +41,12 @@
 //!    `opt` and `llc` (module `llvm`: how the tools are found, `OXIR_DUMP_LLVM`).
 //! 5. **Artifact**: oxir text, SPIR-V words or their disassembly, LLVM IR or PTX text.
 //!
+//! [`compile_host`] takes the same steps for one kernel and the LLVM back-end's host
+//! target (`oxir_llvm::TargetDesc::host()`), then `opt`, `llc -filetype=obj` and the C
+//! compiler (`OXIR_CC`, else `cc`), and returns a [`HostLibrary`]: a shared object in a
+//! temporary folder (removed when it is dropped) and its `oxir_llvm::host_abi::HostKernel`,
+//! for a host runtime (`oxir-host`) to load and run.
+//!
 //! Every failure is one [`Error`] whose variant names the layer.
 //!
 //! ## Containment

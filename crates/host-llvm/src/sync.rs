@@ -122,3 +122,39 @@ pub(crate) extern "C" fn barrier_callback(_ctx: *mut crate::HostContext) {
         }
     });
 }
+
+#[cfg(test)]
+mod tests {
+    use super::WorkgroupSync;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    /// Invocations that return early count as arrived; a barrier orders the writes
+    /// before it against the reads after it; the reset runs once per workgroup.
+    #[test]
+    fn barriers_wait_for_all_and_count_finished_invocations() {
+        let sync = WorkgroupSync::new(4);
+        let before = AtomicUsize::new(0);
+        let resets = AtomicUsize::new(0);
+        std::thread::scope(|s| {
+            for i in 0..4 {
+                let (sync, before, resets) = (&sync, &before, &resets);
+                s.spawn(move || {
+                    for _ in 0..3 {
+                        if i != 0 {
+                            before.fetch_add(1, Ordering::SeqCst);
+                            sync.wait();
+                            assert!(before.load(Ordering::SeqCst) % 3 == 0);
+                            sync.wait();
+                        }
+                        sync.finish();
+                        sync.end_workgroup(|| {
+                            resets.fetch_add(1, Ordering::SeqCst);
+                        });
+                    }
+                });
+            }
+        });
+        assert_eq!(before.load(Ordering::SeqCst), 9);
+        assert_eq!(resets.load(Ordering::SeqCst), 3);
+    }
+}

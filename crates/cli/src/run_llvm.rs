@@ -9,6 +9,8 @@
 //!   writer's preflight refuses (named). A missing `llc`, `opt` or C compiler exits 1 too.
 //! - `--shuffle`, `--max-instructions`, `--strict-bounds`, `--max-memory` and `--device`
 //!   are other engines' options: usage errors (exit 2).
+//! - A dispatch that has not finished after `OXIR_HOST_TIMEOUT_MS` (default 30000) exits
+//!   1 (the kernel's threads cannot be stopped; the process exit ends them).
 
 use crate::args::RunOptLevelArg;
 use crate::diagnostics::Failure;
@@ -21,6 +23,19 @@ use std::collections::BTreeMap;
 fn rejected(name: &str, message: impl std::fmt::Display) -> Failure {
     eprintln!("{name}: error: {message}");
     Failure::Rejected
+}
+
+/// `OXIR_HOST_TIMEOUT_MS`, default 30000.
+fn timeout() -> Result<std::time::Duration, Failure> {
+    let ms = match std::env::var("OXIR_HOST_TIMEOUT_MS") {
+        Ok(text) => text.parse().map_err(|_| {
+            usage(format!(
+                "OXIR_HOST_TIMEOUT_MS=`{text}` is not a count of milliseconds"
+            ))
+        })?,
+        Err(_) => 30_000,
+    };
+    Ok(std::time::Duration::from_millis(ms))
 }
 
 pub fn run(args: RunArgs) -> Result<(), Failure> {
@@ -66,6 +81,7 @@ pub fn run(args: RunArgs) -> Result<(), Failure> {
         &library.kernel,
         request.groups,
         &mut buffers,
+        timeout()?,
     )
     .map_err(|e| rejected(&name, e))?;
     print_buffers(&slots, &buffers, &request.views, &BTreeMap::new());

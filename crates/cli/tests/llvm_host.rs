@@ -5,7 +5,8 @@
 //! exactly, float words too unless the shader uses a built-in whose precision is the
 //! driver's (then within the Vulkan test's ULP bound). Kernels the host engine refuses
 //! (textures) are listed with the reason. Plus a workgroup reduction that needs real
-//! barriers, and atomics.
+//! barriers, atomics, refusals and usage errors, and the timeout of a kernel that never
+//! returns.
 //!
 //! Without `llc-22` (or `OXIR_LLC`) and a C compiler the tests skip with a message, and
 //! fail when `OXIR_REQUIRE_LLVM=1`.
@@ -326,4 +327,32 @@ fn host_engine_refuses_what_it_cannot_run() {
     let expected: BTreeMap<_, _> = parse_lines(&stdout(&run(&[])));
     let got = parse_lines(&stdout(&run(&["--engine", "llvm"])));
     assert_eq!(got, expected);
+}
+
+/// A kernel that never returns is stopped by the timeout, exit 1.
+#[test]
+fn a_dispatch_that_never_ends_times_out() {
+    if !llvm_available("a_dispatch_that_never_ends_times_out") {
+        return;
+    }
+    let dir = temp_dir("timeout");
+    let file = dir.join("spin.wgsl");
+    std::fs::write(
+        &file,
+        "@group(0) @binding(0) var<storage, read_write> o: array<u32>;
+@compute @workgroup_size(4)
+fn main() {
+    var x = o[0];
+    loop { if x == 7u { break; } x = x * 3u + o[1]; o[2] = x; }
+}",
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_oxir"))
+        .args(["run", file.to_str().unwrap(), "--dispatch", "1"])
+        .args(["--engine", "llvm"])
+        .env("OXIR_HOST_TIMEOUT_MS", "1000")
+        .output()
+        .unwrap();
+    assert_exit(&out, 1, "the dispatch did not finish within 1000 ms");
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -16,9 +16,13 @@
 //!   are copied into 16-byte-aligned memory of atomics for the run (kernels access them
 //!   from many threads) and the storage buffers copied back.
 //!
-//! What it does NOT do: limit what a kernel executes (a kernel that loops forever does
-//! not return; the interpreter's instruction limit has no counterpart here), subgroup
-//! operations, textures, graphics stages (the writer refuses them before anything runs).
+//! - **Time**: a dispatch that has not finished by its timeout is an error; its threads
+//!   cannot be stopped, so they keep the library and the memory alive and run on until
+//!   the process exits (the CLI exits at once).
+//!
+//! What it does NOT do: count what a kernel executes (the interpreter's instruction limit
+//! has no counterpart; the timeout stands in for it), subgroup operations, textures,
+//! graphics stages (the writer refuses them before anything runs).
 
 #![warn(missing_docs)]
 
@@ -30,6 +34,7 @@ use oxir_llvm::host_abi::HostKernel;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 use sync::{Gate, WorkgroupSync};
 
 /// The most workgroup memory one dispatch may allocate.
@@ -55,6 +60,9 @@ pub enum Error {
     /// The workgroup memory block is larger than [`MAX_WORKGROUP_BYTES`].
     #[error("the kernel's workgroup memory ({0} bytes) exceeds {MAX_WORKGROUP_BYTES} bytes")]
     WorkgroupMemory(u64),
+    /// The dispatch did not finish in time.
+    #[error("the dispatch did not finish within {} ms", .0.as_millis())]
+    Timeout(Duration),
     /// An invocation's thread could not be started.
     #[error("cannot start an invocation thread: {0}")]
     Thread(std::io::Error),
@@ -77,13 +85,28 @@ pub(crate) struct HostContext {
 /// The C-ABI entry of a kernel (`oxir.host.NAME`).
 type Entry = unsafe extern "C" fn(*mut HostContext, *const u64);
 
+/// The memory a dispatch's threads use, kept alive by every thread (a timed-out
+/// dispatch's threads keep running until the process ends).
+struct Shared {
+    /// One address or size per parameter word of the entry.
+    slots: Vec<u64>,
+    /// The buffers the addresses in `slots` point to.
+    buffers: Vec<((u32, u32), bool, AlignedMemory)>,
+    workgroup: AlignedMemory,
+    sync: Arc<WorkgroupSync>,
+    gate: Gate,
+}
+
 /// Runs `groups` workgroups of `kernel` from the shared object at `library` on
-/// `buffers` (by `(group, binding)`); storage buffers hold the results afterwards.
+/// `buffers` (by `(group, binding)`); storage buffers hold the results afterwards. A
+/// dispatch still running after `timeout` is [`Error::Timeout`]: its threads cannot be
+/// stopped, so the library stays loaded and they run on until the process exits.
 pub fn run(
     library: &Path,
     kernel: &HostKernel,
     groups: [u32; 3],
     buffers: &mut BTreeMap<(u32, u32), Vec<u8>>,
+    timeout: Duration,
 ) -> Result<(), Error> {
     if kernel.workgroup_bytes > MAX_WORKGROUP_BYTES {
         return Err(Error::WorkgroupMemory(kernel.workgroup_bytes));
@@ -113,12 +136,26 @@ pub fn run(
     // LLVM writer for every kernel); the pointer is used only while `lib` is loaded.
     let entry: Entry = *unsafe { lib.get::<Entry>(kernel.entry.as_bytes()) }
         .map_err(|e| load_error(e.to_string()))?;
-    let workgroup = AlignedMemory::zeroed(kernel.workgroup_bytes as usize);
-    dispatch(entry, kernel.workgroup_size, groups, &slots, &workgroup)?;
+    let size = kernel.workgroup_size;
+    let invocations = size.iter().map(|&n| n as usize).product::<usize>();
+    let shared = Arc::new(Shared {
+        slots,
+        buffers: bound,
+        workgroup: AlignedMemory::zeroed(kernel.workgroup_bytes as usize),
+        sync: Arc::new(WorkgroupSync::new(invocations)),
+        gate: Gate::default(),
+    });
+    if let Err(e) = dispatch(entry, size, groups, &shared, timeout) {
+        if let Error::Timeout(_) = e {
+            // The threads still run the kernel's code.
+            std::mem::forget(lib);
+        }
+        return Err(e);
+    }
     drop(lib);
-    for (key, storage, memory) in bound {
-        if storage {
-            if let Some(bytes) = buffers.get_mut(&key) {
+    for (key, storage, memory) in &shared.buffers {
+        if *storage {
+            if let Some(bytes) = buffers.get_mut(key) {
                 memory.copy_to(bytes);
             }
         }
@@ -126,35 +163,41 @@ pub fn run(
     Ok(())
 }
 
-/// Runs every workgroup: one thread per invocation.
+/// Runs every workgroup: one thread per invocation; returns when all have finished, or
+/// at the deadline.
 fn dispatch(
     entry: Entry,
     size: [u32; 3],
     groups: [u32; 3],
-    slots: &[u64],
-    workgroup: &AlignedMemory,
+    shared: &Arc<Shared>,
+    timeout: Duration,
 ) -> Result<(), Error> {
     let invocations = size.iter().map(|&n| n as usize).product::<usize>();
-    let sync = Arc::new(WorkgroupSync::new(invocations));
-    let gate = Gate::default();
-    std::thread::scope(|scope| {
-        for index in 0..invocations {
-            let (sync, gate) = (Arc::clone(&sync), &gate);
-            let spawned = std::thread::Builder::new()
-                .stack_size(STACK_BYTES)
-                .spawn_scoped(scope, move || {
-                    if gate.wait_open() {
-                        invocation(entry, index, size, groups, slots, workgroup, sync);
-                    }
-                });
-            if let Err(e) = spawned {
-                gate.set(false);
-                return Err(Error::Thread(e));
-            }
+    let (done, finished) = std::sync::mpsc::channel();
+    for index in 0..invocations {
+        let (mine, done) = (Arc::clone(shared), done.clone());
+        let spawned = std::thread::Builder::new()
+            .stack_size(STACK_BYTES)
+            .spawn(move || {
+                if mine.gate.wait_open() {
+                    invocation(entry, index, size, groups, &mine);
+                }
+                let _ = done.send(());
+            });
+        if let Err(e) = spawned {
+            shared.gate.set(false);
+            return Err(Error::Thread(e));
         }
-        gate.set(true);
-        Ok(())
-    })
+    }
+    shared.gate.set(true);
+    let deadline = Instant::now() + timeout;
+    for _ in 0..invocations {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if finished.recv_timeout(left).is_err() {
+            return Err(Error::Timeout(timeout));
+        }
+    }
+    Ok(())
 }
 
 /// The local id of local invocation index `index` in a workgroup of `size`.
@@ -164,16 +207,9 @@ fn local_id(index: usize, size: [u32; 3]) -> [u32; 3] {
 }
 
 /// One invocation's thread: the kernel in every workgroup, in order.
-fn invocation(
-    entry: Entry,
-    index: usize,
-    size: [u32; 3],
-    groups: [u32; 3],
-    slots: &[u64],
-    workgroup: &AlignedMemory,
-    sync: Arc<WorkgroupSync>,
-) {
-    sync::enter(Arc::clone(&sync));
+fn invocation(entry: Entry, index: usize, size: [u32; 3], groups: [u32; 3], shared: &Shared) {
+    let sync = &shared.sync;
+    sync::enter(Arc::clone(sync));
     let mut ctx = HostContext {
         local_id: local_id(index, size),
         workgroup_id: [0; 3],
@@ -181,7 +217,7 @@ fn invocation(
         subgroup_invocation: (index % 32) as u32,
         subgroup_size: 32,
         padding: 0,
-        workgroup_memory: workgroup.address() as usize,
+        workgroup_memory: shared.workgroup.address() as usize,
         barrier: sync::barrier_callback,
     };
     for z in 0..groups[2] {
@@ -192,10 +228,10 @@ fn invocation(
                 // valid context the kernel only reads, `slots` holds one address or size
                 // per parameter word of its entry, and every address points to live,
                 // 16-byte-aligned memory of the size the slot after it (or the layout)
-                // says, kept alive by `run` until every thread has returned.
-                unsafe { entry(&mut ctx, slots.as_ptr()) };
+                // says, owned by `shared`, which this thread keeps alive.
+                unsafe { entry(&mut ctx, shared.slots.as_ptr()) };
                 sync.finish();
-                sync.end_workgroup(|| workgroup.zero());
+                sync.end_workgroup(|| shared.workgroup.zero());
             }
         }
     }

@@ -1,7 +1,12 @@
 //! # oxir-llvm — the LLVM IR back-end
 //!
 //! Writes LLVM IR text for compute kernels, for any target a [`TargetDesc`] describes;
-//! [`TargetDesc::nvptx`] is NVIDIA's `nvptx64-nvidia-cuda` (PTX through `llc`).
+//! [`TargetDesc::nvptx`] is NVIDIA's `nvptx64-nvidia-cuda` (PTX through `llc`),
+//! [`TargetDesc::host`] this machine's CPU through the host kernel ABI ([`host_abi`]: the
+//! registers, workgroup memory and barrier come from a context the runtime passes; each
+//! kernel gets a C-ABI entry; accesses are robust as in the interpreter). The rest of
+//! these docs describe NVPTX; the host's differences are in [`host_abi`] and
+//! [`TargetDesc::host`].
 //!
 //! - [`pipeline`]: the driver pipeline, oxir's `normalize` (plain SSA: inlined, allocas
 //!   promoted, block parameters). The writer also accepts structured input (structured
@@ -46,6 +51,7 @@
 
 #![warn(missing_docs)]
 
+pub mod host_abi;
 mod lowering;
 mod preflight;
 mod target;
@@ -57,7 +63,7 @@ use oxir_passes::pipeline::{PassPipeline, PipelineError};
 use std::fmt;
 
 pub use preflight::{opcode_support, preflight, Support, MAX_LEAVES};
-pub use target::{MathLibrary, PointerDialect, TargetDesc};
+pub use target::{Invocation, MathLibrary, PointerDialect, TargetDesc};
 pub use writer::{kernel_params, KernelParam};
 
 /// Where in the module an error arose: function, block, instruction, as far as known.

@@ -211,7 +211,7 @@ fn check_inst(
     match lowering(data.opcode) {
         Lowering::Refused(why) => Err(why.to_string()),
         Lowering::Elementary(_) => match target.math {
-            MathLibrary::Libdevice => Ok(()),
+            MathLibrary::Libdevice | MathLibrary::Libm => Ok(()),
             MathLibrary::Unavailable => {
                 Err("no precise implementation on this target (no math library)".into())
             }

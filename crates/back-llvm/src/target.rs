@@ -7,7 +7,8 @@
 //! kernel calling convention, and where precise elementary functions come from. The
 //! writer never tests which target it writes for; it reads these fields.
 //!
-//! Only [`PointerDialect::Opaque`] is written today; the preflight refuses a typed-pointer
+//! [`TargetDesc::nvptx`] and [`TargetDesc::host`] are the targets today. Only
+//! [`PointerDialect::Opaque`] is written; the preflight refuses a typed-pointer
 //! target rather than writing the wrong syntax.
 
 use oxir_ir::AddressSpace;
@@ -26,8 +27,24 @@ pub enum PointerDialect {
 pub enum MathLibrary {
     /// NVIDIA libdevice (`__nv_sinf`, `__nv_sin`, ...), linked by the driver.
     Libdevice,
+    /// The C library's libm (`sinf`, `sin`, ...), linked with the host object.
+    Libm,
     /// None: the preflight refuses elementary functions, naming the op.
     Unavailable,
+}
+
+/// Where an invocation's special registers, its workgroup memory and its barrier come
+/// from.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Invocation {
+    /// Intrinsics: [`TargetDesc::sreg_prefix`] registers, [`TargetDesc::barrier`], and
+    /// workgroup variables as globals in [`TargetDesc::workgroup_space`] (GPUs).
+    Intrinsics,
+    /// The host kernel ABI: every kernel takes a leading `ptr %ctx` to a
+    /// [`crate::host_abi`] context that holds the registers, the base of the workgroup's
+    /// memory and the barrier callback; a C-ABI entry `oxir.host.NAME(ctx, args)` unpacks
+    /// the parameters from an array of 64-bit slots (see [`crate::host_abi`]).
+    HostContext,
 }
 
 /// One LLVM target.
@@ -61,6 +78,12 @@ pub struct TargetDesc {
     pub workgroup_scope: &'static str,
     /// Elementary functions.
     pub math: MathLibrary,
+    /// Registers, workgroup memory and barriers.
+    pub invocation: Invocation,
+    /// WGSL's robust access as the interpreter runs it: an out-of-range index or an
+    /// access past a storage buffer's end reads zero and drops the store (see the
+    /// writer's `robust` module). Off: such accesses are undefined, as on the GPU.
+    pub robust_access: bool,
 }
 
 impl TargetDesc {
@@ -80,6 +103,32 @@ impl TargetDesc {
             device_scope: "device",
             workgroup_scope: "block",
             math: MathLibrary::Libdevice,
+            invocation: Invocation::Intrinsics,
+            robust_access: false,
+        }
+    }
+
+    /// This machine's CPU (x86-64 Linux, `llc -relocation-model=pic`) through the host
+    /// kernel ABI ([`Invocation::HostContext`]): one address space, no `syncscope` (atomics
+    /// are system-wide), libm for elementary functions.
+    pub fn host() -> Self {
+        TargetDesc {
+            triple: "x86_64-unknown-linux-gnu",
+            data_layout:
+                "e-m:e-p270:32:32-p271:32:32-p272:64:64-i64:64-i128:128-f80:128-n8:16:32:64-S128",
+            pointers: PointerDialect::Opaque,
+            storage_space: 0,
+            workgroup_space: 0,
+            generic_space: 0,
+            kernel_cc: None,
+            reqntid_attr: None,
+            barrier: ("", ""),
+            sreg_prefix: "",
+            device_scope: "",
+            workgroup_scope: "",
+            math: MathLibrary::Libm,
+            invocation: Invocation::HostContext,
+            robust_access: true,
         }
     }
 
@@ -97,7 +146,13 @@ impl TargetDesc {
         }
     }
 
-    /// The `syncscope` of an atomic on memory in `space`.
+    /// The ` syncscope("...")` clause of an atomic on memory in `space` (with its leading
+    /// space), or nothing where the target's scope is the default, system-wide one.
+    pub fn syncscope(&self, space: AddressSpace) -> String {
+        scope_clause(self.atomic_scope(space))
+    }
+
+    /// The `syncscope` of an atomic on memory in `space` (empty: system scope).
     pub fn atomic_scope(&self, space: AddressSpace) -> &'static str {
         match space {
             AddressSpace::Workgroup => self.workgroup_scope,
@@ -108,5 +163,14 @@ impl TargetDesc {
             | AddressSpace::PushConstant
             | AddressSpace::Handle => self.device_scope,
         }
+    }
+}
+
+/// ` syncscope("SCOPE")`, or nothing for the empty (system) scope.
+pub(crate) fn scope_clause(scope: &str) -> String {
+    if scope.is_empty() {
+        String::new()
+    } else {
+        format!(" syncscope(\"{scope}\")")
     }
 }

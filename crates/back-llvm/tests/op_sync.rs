@@ -1,11 +1,11 @@
-//! Preflight ↔ writer sync, op by op, for the NVPTX target.
+//! Preflight ↔ writer sync, op by op, for the NVPTX and the host targets.
 //!
 //! For every opcode, small kernels that use it are built: generic ops from every operand
 //! type combination of a pool that the builder's type rules accept (a few per op), the
 //! others from text. Each goes to the preflight and:
 //!
 //! - when the preflight accepts it, `write_module` must succeed, twice with the same
-//!   bytes, and the module must pass `opt-22 -passes=verify` and `llc-22 -march=nvptx64`;
+//!   bytes, and the module must pass `opt-22 -passes=verify` and `llc-22` (`-march=nvptx64`; for the host `-filetype=obj -relocation-model=pic`);
 //! - when the op table refuses the opcode, the preflight must refuse it, naming the op;
 //! - every opcode the table marks written must be accepted (and checked) at least once.
 
@@ -369,7 +369,18 @@ fn opcodes(m: &Module) -> Vec<Opcode> {
 
 #[test]
 fn preflight_and_writer_agree_on_every_opcode() {
-    let target = TargetDesc::nvptx();
+    agree_on_every_opcode(&TargetDesc::nvptx(), |llc, ll| {
+        tools::ptx(llc, ll, "sm_80").map(|_| ())
+    });
+}
+
+/// The same modules for the host CPU, through `llc -filetype=obj -relocation-model=pic`.
+#[test]
+fn preflight_and_writer_agree_on_every_opcode_for_the_host() {
+    agree_on_every_opcode(&TargetDesc::host(), tools::host_object);
+}
+
+fn agree_on_every_opcode(target: &TargetDesc, codegen: impl Fn(&str, &str) -> Result<(), String>) {
     let tools = match (tools::opt(), tools::llc()) {
         (Some(o), Some(l)) => Some((o, l)),
         _ => None,
@@ -389,7 +400,7 @@ fn preflight_and_writer_agree_on_every_opcode() {
     let mut failures = Vec::new();
     for (label, m) in &instances {
         let ops = opcodes(m);
-        match preflight(m, &target) {
+        match preflight(m, target) {
             Err(Error::Unsupported { what, .. }) => {
                 let culprit = ops.iter().find(|op| what.starts_with(&format!("{op}:")));
                 let refused_op = ops
@@ -412,19 +423,18 @@ fn preflight_and_writer_agree_on_every_opcode() {
                     failures.push(format!("{label}: the preflight accepted refused op {op}"));
                     continue;
                 }
-                let ll = match write_module(m, &target) {
+                let ll = match write_module(m, target) {
                     Ok(ll) => ll,
                     Err(e) => {
                         failures.push(format!("{label}: {e}"));
                         continue;
                     }
                 };
-                if write_module(m, &target).as_ref() != Ok(&ll) {
+                if write_module(m, target).as_ref() != Ok(&ll) {
                     failures.push(format!("{label}: output is not deterministic"));
                 }
                 if let Some((opt, llc)) = &tools {
-                    let checked = tools::verify(opt, &ll)
-                        .and_then(|_| tools::ptx(llc, &ll, "sm_80").map(|_| ()));
+                    let checked = tools::verify(opt, &ll).and_then(|_| codegen(llc, &ll));
                     if let Err(e) = checked {
                         failures.push(format!("{label}: {e}\n{ll}"));
                         continue;
@@ -449,7 +459,8 @@ fn preflight_and_writer_agree_on_every_opcode() {
         .filter(|op| opcode_support(**op) == Support::Written)
         .count();
     eprintln!(
-        "{} opcodes: {written} written ({} accepted instances checked), {} refused ({} seen refused by name); {} instances",
+        "{}: {} opcodes: {written} written ({} accepted instances checked), {} refused ({} seen refused by name); {} instances",
+        target.triple,
         Opcode::ALL.len(),
         accepted.values().sum::<u32>(),
         Opcode::ALL.len() - written,

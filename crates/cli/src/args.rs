@@ -127,6 +127,8 @@ pub enum EngineArg {
     Interp,
     /// oxir's SPIR-V on a Vulkan device.
     Vulkan,
+    /// The LLVM back-end's host target on this machine's CPU.
+    Llvm,
 }
 
 /// Parses a `--bounds-checks` specification (clap reports a bad one as a usage error).

@@ -11,6 +11,7 @@ mod files;
 mod json;
 mod run;
 mod run_limits;
+mod run_llvm;
 mod run_texdata;
 mod run_textures;
 mod run_vulkan;
@@ -100,9 +101,9 @@ enum Command {
         #[arg(long)]
         stage: Option<args::StageArg>,
     },
-    /// Run a kernel with the reference interpreter (`--engine interp`, the default) or on a
+    /// Run a kernel with the reference interpreter (`--engine interp`, the default), on a
     /// Vulkan device (`--engine vulkan [--device NAME|INDEX]`, INPUT may also be any `.spv`)
-    /// and print its storage buffers as JSON lines (INPUT: anything `oxir compile` reads).
+    /// or on this CPU through LLVM (`--engine llvm`) and print its storage buffers as JSON lines (INPUT: anything `oxir compile` reads).
     Run(run::RunArgs),
 }
 

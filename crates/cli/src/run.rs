@@ -1,7 +1,9 @@
-//! `oxir run`: execute a kernel with the reference interpreter (`oxir-interp`), or on a
-//! Vulkan device with `--engine vulkan` (see `run_vulkan`; same arguments and output).
+//! `oxir run`: execute a kernel with the reference interpreter (`oxir-interp`), on a
+//! Vulkan device with `--engine vulkan` (see `run_vulkan`), or on this machine's CPU
+//! through the LLVM back-end with `--engine llvm` (see `run_llvm`); same arguments and
+//! output.
 //!
-//! `oxir run INPUT --dispatch X[,Y[,Z]] [--entry NAME] [-O0|-O] [--engine interp|vulkan]
+//! `oxir run INPUT --dispatch X[,Y[,Z]] [--entry NAME] [-O0|-O] [--engine interp|vulkan|llvm]
 //! [--device NAME|INDEX] [--buffer G:B=SPEC]... [--view G:B=TYPE]...
 //! [--texture G:B=WxH[xL][sN][:seed=S]]...
 //! [--default-size BYTES] [--max-instructions N] [--strict-bounds] [--shuffle SEED]
@@ -422,6 +424,23 @@ pub(crate) fn print_buffers(
     }
 }
 
+/// The interpreter's options are usage errors on `--engine ENGINE`.
+pub(crate) fn refuse_interpreter_options(args: &RunArgs, engine: &str) -> Result<(), Failure> {
+    for (given, option) in [
+        (args.shuffle.is_some(), "--shuffle"),
+        (args.max_instructions.is_some(), "--max-instructions"),
+        (args.strict_bounds, "--strict-bounds"),
+        (args.max_memory.is_some(), "--max-memory"),
+    ] {
+        if given {
+            return Err(usage(format!(
+                "{option} is an interpreter option; it does not apply to --engine {engine}"
+            )));
+        }
+    }
+    Ok(())
+}
+
 pub fn run(args: RunArgs) -> Result<(), Failure> {
     match args.engine {
         EngineArg::Interp => {
@@ -431,6 +450,7 @@ pub fn run(args: RunArgs) -> Result<(), Failure> {
             run_interp(args)
         }
         EngineArg::Vulkan => crate::run_vulkan::run(args),
+        EngineArg::Llvm => crate::run_llvm::run(args),
     }
 }
 

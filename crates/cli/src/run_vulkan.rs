@@ -25,8 +25,8 @@
 use crate::args::RunOptLevelArg;
 use crate::diagnostics::Failure;
 use crate::run::{
-    choose_kernel, initial_buffers, interp_slots, parse_request, print_buffers, usage, RunArgs,
-    Slot,
+    choose_kernel, initial_buffers, interp_slots, parse_request, print_buffers,
+    refuse_interpreter_options, usage, RunArgs, Slot,
 };
 use crate::run_textures::TexOut;
 use oxir_vulkan::{BindingData, DescriptorKind, DeviceSelector, Interface};
@@ -38,18 +38,7 @@ fn rejected(name: &str, message: impl std::fmt::Display) -> Failure {
 }
 
 pub fn run(args: RunArgs) -> Result<(), Failure> {
-    for (given, option) in [
-        (args.shuffle.is_some(), "--shuffle"),
-        (args.max_instructions.is_some(), "--max-instructions"),
-        (args.strict_bounds, "--strict-bounds"),
-        (args.max_memory.is_some(), "--max-memory"),
-    ] {
-        if given {
-            return Err(usage(format!(
-                "{option} is an interpreter option; it does not apply to --engine vulkan"
-            )));
-        }
-    }
+    refuse_interpreter_options(&args, "vulkan")?;
     let mut request = parse_request(&args)?;
     let name = args.input.display().to_string();
     let device = args

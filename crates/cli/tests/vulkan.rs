@@ -26,9 +26,14 @@
 //! (scripts/test.sh sets it) and otherwise skip with a message.
 
 mod common;
+mod kernel_cases;
 mod vulkan_support;
 
 use common::{assert_exit, oxir, path, stderr, stdout};
+use kernel_cases::{
+    cases, imprecise, run_args, seed_of, source_of, unstable_words, Case, CROSS_WORKGROUP_RACES,
+    ULP_BOUND,
+};
 use oxir_test_support::corpus_dir;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -77,124 +82,6 @@ fn spirv_val(file: &Path) -> Result<bool, String> {
             Ok(false)
         }
     }
-}
-
-/// Built-ins whose precision Vulkan leaves to the driver. Float division (2.5 ULP in
-/// Vulkan) is not on the list: lavapipe divides correctly rounded, so divisions compare
-/// exactly here, and a driver that does not would fail this test visibly.
-const IMPRECISE: &[&str] = &[
-    "sin(",
-    "cos(",
-    "tan(",
-    "asin(",
-    "acos(",
-    "atan(",
-    "atan2(",
-    "sinh(",
-    "cosh(",
-    "tanh(",
-    "asinh(",
-    "acosh(",
-    "atanh(",
-    "exp(",
-    "exp2(",
-    "log(",
-    "log2(",
-    "pow(",
-    "sqrt(",
-    "inverseSqrt(",
-    "normalize(",
-    "length(",
-    "distance(",
-    "smoothstep(",
-    "degrees(",
-    "radians(",
-    "refract(",
-    "inversesqrt(",
-];
-/// The ULP bound for float words of shaders that use [`IMPRECISE`] operations.
-const ULP_BOUND: u32 = 256;
-
-fn imprecise(text: &str) -> Option<&'static str> {
-    if let Some(op) = IMPRECISE.iter().find(|op| {
-        text.match_indices(**op).any(|(i, _)| {
-            // A whole word: not the tail of another identifier.
-            !text[..i]
-                .chars()
-                .next_back()
-                .is_some_and(|c| c.is_alphanumeric() || c == '_')
-        })
-    }) {
-        return Some(op);
-    }
-    None
-}
-
-/// A kernel to check.
-struct Case {
-    file: PathBuf,
-    entry: String,
-}
-
-fn source_of(file: &Path, text: &str) -> oxir_naga::ShaderSource<'static> {
-    let text: &'static str = Box::leak(text.to_string().into_boxed_str());
-    if file.extension().and_then(|e| e.to_str()) == Some("comp") {
-        oxir_naga::ShaderSource::Glsl(text, oxir_naga::GlslStage::Compute)
-    } else {
-        oxir_naga::ShaderSource::Wgsl(text)
-    }
-}
-
-fn cases() -> Vec<Case> {
-    let mut files: Vec<PathBuf> = [
-        "examples/clamp_scale.wgsl",
-        "tests/shaders/prefix_sum.wgsl",
-        "tests/shaders/histogram.wgsl",
-        "tests/shaders/reduce.comp",
-        "tests/shaders/memory.wgsl",
-        "tests/shaders/control_flow.wgsl",
-        "tests/shaders/expressions.wgsl",
-        "tests/shaders/interface.wgsl",
-        "tests/shaders/textures.wgsl",
-        "tests/shaders/bounds.wgsl",
-        "tests/shaders/bounds_textures.wgsl",
-    ]
-    .iter()
-    .map(|f| PathBuf::from(path(f)))
-    .collect();
-    match corpus_dir() {
-        Some(corpus) => {
-            let mut found = Vec::new();
-            for sub in ["naga", "wgpu-examples"] {
-                if let Ok(rd) = std::fs::read_dir(corpus.join(sub)) {
-                    for e in rd.flatten() {
-                        if e.path().extension().and_then(|e| e.to_str()) == Some("wgsl") {
-                            found.push(e.path());
-                        }
-                    }
-                }
-            }
-            found.sort();
-            files.extend(found);
-        }
-        None => eprintln!("SKIPPED the corpus: no shared/corpus"),
-    }
-    let mut out = Vec::new();
-    for file in files {
-        let text = std::fs::read_to_string(&file).unwrap();
-        let Ok(shader) = source_of(&file, &text).parse("case") else {
-            continue;
-        };
-        for ep in &shader.module.entry_points {
-            if ep.stage == naga::ShaderStage::Compute {
-                out.push(Case {
-                    file: file.clone(),
-                    entry: ep.name.clone(),
-                });
-            }
-        }
-    }
-    out
 }
 
 /// naga's SPIR-V for one entry point, robust access as WGSL's (`ReadZeroSkipWrite`), or
@@ -247,20 +134,6 @@ const NAGA_DIFFERS: &[SkippedWords] = &[(
      writes as GLSL.std.450 PackSnorm2x16, whose rounding of halves is the driver's (lavapipe \
      gives -16384); WGSL (and oxir) specify floor(0.5 + x) = -16383",
 )];
-
-/// Kernels whose workgroups read what other workgroups write, so the result depends on the
-/// order workgroups run in (the interpreter runs them in order, a GPU in parallel): run
-/// with one workgroup. (Races inside a workgroup are found by `--shuffle` instead.)
-const CROSS_WORKGROUP_RACES: &[(&str, &str)] = &[
-    (
-        "reduce.comp:main",
-        "workgroup w writes values[w], which workgroup 0 reads as its input",
-    ),
-    (
-        "expressions.wgsl:main",
-        "invocation i reads floats[i + 1], which the next workgroup (size 1) writes",
-    ),
-];
 
 /// Kernels whose indices are out of range even with small inputs (they test the bounds
 /// checks): naga's SPIR-V is compared on them only where its writer can read zero.
@@ -316,44 +189,8 @@ fn texture_args(module: &oxir_ir::Module, seed: u64) -> BTreeMap<(u32, u32), Str
     out
 }
 
-fn run_args(
-    input: &str,
-    entry: &str,
-    dispatch: &str,
-    buffers: &[String],
-    engine: &str,
-) -> Vec<String> {
-    let mut a: Vec<String> = [
-        "run",
-        input,
-        "--entry",
-        entry,
-        "--dispatch",
-        dispatch,
-        "--engine",
-        engine,
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    for b in buffers {
-        if let Some(t) = b.strip_prefix("texture ") {
-            a.push("--texture".into());
-            a.push(t.to_string());
-        } else {
-            a.push("--buffer".into());
-            a.push(b.clone());
-        }
-    }
-    a
-}
-
 fn check(case: &Case, dir: &Path, tally: &mut Tally, ints: Ints) {
-    let label = format!(
-        "{}:{}",
-        case.file.file_name().unwrap().to_string_lossy(),
-        case.entry
-    );
+    let label = case.label();
     let file = case.file.to_str().unwrap();
     let text = std::fs::read_to_string(&case.file).unwrap();
     let options = oxir_naga::LowerOptions {
@@ -368,9 +205,7 @@ fn check(case: &Case, dir: &Path, tally: &mut Tally, ints: Ints) {
             return;
         }
     };
-    let seed = label.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
-    });
+    let seed = seed_of(&label);
     let inputs = inputs(&module, seed, ints);
     // Buffer files, then texture sizes and seeds (`texture G:B=WxH[xL]:seed=S`), with their
     // bindings.
@@ -461,29 +296,8 @@ fn check(case: &Case, dir: &Path, tally: &mut Tally, ints: Ints) {
     // Words that change when the interpreter shuffles the invocation order within
     // workgroups depend on the order (races by design, or atomics): not compared.
     let mut expected = parse_lines(&stdout(&interp));
-    let mut unstable: BTreeMap<(u32, u32), Vec<usize>> = BTreeMap::new();
-    for seed in ["1", "2", "3"] {
-        let mut a = args("interp");
-        a.extend(["--shuffle".to_string(), seed.to_string()]);
-        let shuffled = oxir(&a.iter().map(String::as_str).collect::<Vec<_>>());
-        for (key, bytes) in parse_lines(&stdout(&shuffled)) {
-            let want = expected.get_mut(&key).unwrap();
-            for (i, (x, y)) in want.chunks_mut(4).zip(bytes.chunks(4)).enumerate() {
-                if x != y {
-                    unstable.entry(key).or_default().push(i);
-                }
-            }
-        }
-    }
-    let unstable_words: usize = unstable
-        .values()
-        .map(|v| {
-            let mut v = v.clone();
-            v.sort();
-            v.dedup();
-            v.len()
-        })
-        .sum();
+    let unstable = unstable_words(&args("interp"), &expected);
+    let unstable_words: usize = unstable.values().map(Vec::len).sum();
     let bound = match imprecise(&text) {
         Some(_) => ULP_BOUND,
         None => 0,

@@ -44,6 +44,12 @@
 //!    `opt` and `llc` (module `llvm`: how the tools are found, `OXIR_DUMP_LLVM`).
 //! 5. **Artifact**: oxir text, SPIR-V words or their disassembly, LLVM IR or PTX text.
 //!
+//! [`compile_host`] takes the same steps for one kernel and the LLVM back-end's host
+//! target (`oxir_llvm::TargetDesc::host()`), then `opt`, `llc -filetype=obj` and the C
+//! compiler (`OXIR_CC`, else `cc`), and returns a [`HostLibrary`]: a shared object in a
+//! temporary folder (removed when it is dropped) and its `oxir_llvm::host_abi::HostKernel`,
+//! for a host runtime (`oxir-host`) to load and run.
+//!
 //! Every failure is one [`Error`] whose variant names the layer.
 //!
 //! ## Containment
@@ -68,6 +74,7 @@ mod llvm;
 
 pub use error::Error;
 pub use input::{Input, Source};
+pub use llvm::HostLibrary;
 pub use oxir_naga::reflect::Reflection;
 pub use oxir_naga::{on_large_stack, GlslStage, MAX_NESTING, STACK_BYTES};
 pub use oxir_passes::passes::bounds_checks::{BoundsPolicy, CheckClass, Policy, PolicyParseError};
@@ -216,6 +223,21 @@ fn compile_here(
             Ok(Artifact::Ptx(llvm::emit_ptx(module, options)?))
         }
     }
+}
+
+/// Compiles kernel `entry` of `input` for this machine's CPU (the LLVM writer's host
+/// target, `opt`, `llc` and the C compiler; see [`HostLibrary`]), for a host runtime to
+/// load. The module goes through the LLVM pipeline as [`Target::Ptx`] does.
+pub fn compile_host(
+    input: Input<'_>,
+    entry: &str,
+    options: &CompileOptions,
+) -> Result<HostLibrary, Error> {
+    with_large_stack(|| {
+        let module = load_verified(input, options)?;
+        let module = prepared(module, Target::Ptx, options)?;
+        llvm::emit_host_library(module, entry, options)
+    })
 }
 
 /// The front half of [`compile`]: the front-end and the verifier. The module returned is

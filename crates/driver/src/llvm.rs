@@ -219,3 +219,73 @@ pub(crate) fn emit_ptx(module: Module, options: &CompileOptions) -> Result<Strin
     dump("module.ptx", &ptx);
     Ok(ptx)
 }
+
+/// A kernel compiled for this machine's CPU ([`crate::compile_host`]): a shared object in
+/// a temporary folder (removed when this is dropped) and how to call it.
+pub struct HostLibrary {
+    _scratch: Scratch,
+    path: PathBuf,
+    /// The host interface of the kernel.
+    pub kernel: oxir_llvm::host_abi::HostKernel,
+}
+
+impl HostLibrary {
+    /// The shared object.
+    pub fn path(&self) -> &std::path::Path {
+        &self.path
+    }
+}
+
+/// The host target: the writer's text for `TargetDesc::host()`, `opt -O2` at `-O` (else
+/// `opt -passes=verify`), `llc -filetype=obj -relocation-model=pic` (`-O0` / `-O2`), and
+/// the C compiler (`OXIR_CC`, else `cc`) linking a shared object with libm.
+pub(crate) fn emit_host_library(
+    module: Module,
+    entry: &str,
+    options: &CompileOptions,
+) -> Result<HostLibrary, Error> {
+    let target = oxir_llvm::TargetDesc::host();
+    let kernel =
+        oxir_llvm::host_abi::host_kernel(&module, entry).map_err(|message| Error::Tool {
+            tool: "host entry".into(),
+            message,
+        })?;
+    let text = oxir_llvm::write_module(&module, &target).map_err(Error::from_llvm)?;
+    dump("module.host.ll", &text);
+    let tools = Tools::find()?;
+    let scratch = Scratch::new()?;
+    let input = scratch.path("in.ll");
+    std::fs::write(&input, &text).map_err(|e| io_error(&input, &e))?;
+    let optimised = scratch.path("opt.ll");
+    let codegen = match options.opt_level {
+        OptLevel::O1 => {
+            run(&tools.opt, &["-S", "-O2", &input, "-o", &optimised])?;
+            "-O2"
+        }
+        OptLevel::O0 => {
+            run(&tools.opt, &["-passes=verify", "-disable-output", &input])?;
+            std::fs::copy(&input, &optimised).map_err(|e| io_error(&optimised, &e))?;
+            "-O0"
+        }
+    };
+    let object = scratch.path("kernel.o");
+    run(
+        &tools.llc,
+        &[
+            "-filetype=obj",
+            "-relocation-model=pic",
+            codegen,
+            &optimised,
+            "-o",
+            &object,
+        ],
+    )?;
+    let library = scratch.path("kernel.so");
+    let cc = std::env::var("OXIR_CC").unwrap_or_else(|_| "cc".into());
+    run(&cc, &["-shared", &object, "-o", &library, "-lm"])?;
+    Ok(HostLibrary {
+        path: PathBuf::from(library),
+        _scratch: scratch,
+        kernel,
+    })
+}

@@ -678,11 +678,14 @@ fn reduce(w: &mut FnWriter<'_, '_>, sh: &Shape, red: Reduction, a: &str) -> Stri
 }
 
 /// The math-library function of `name` for `s`: libdevice's `__nv_{name}f` for 32-bit
-/// (and 16-bit, widened) floats and `__nv_{name}` for 64-bit ones.
+/// (and 16-bit, widened) floats and `__nv_{name}` for 64-bit ones; libm's `{name}f` and
+/// `{name}`.
 fn library_name(library: MathLibrary, name: &str, s: Scalar) -> Option<String> {
     match library {
         MathLibrary::Libdevice if s.bits == 64 => Some(format!("__nv_{name}")),
         MathLibrary::Libdevice => Some(format!("__nv_{name}f")),
+        MathLibrary::Libm if s.bits == 64 => Some(name.to_string()),
+        MathLibrary::Libm => Some(format!("{name}f")),
         MathLibrary::Unavailable => None,
     }
 }

@@ -9,6 +9,7 @@
 
 use super::{internal, rules_for, ModuleState};
 use crate::lowering::{lowering, ArithOp, CompositeOp, Lowering, MatrixOp};
+use crate::target::Invocation;
 use crate::types::{self, const_literal};
 use crate::{Error, Location};
 use cranelift_entity::EntityRef;
@@ -248,14 +249,20 @@ pub(crate) fn write_kernel<'a>(
             w.bytes.insert(p.global, bytes.clone());
         }
     }
-    for (g, sym) in &w.state.workgroup {
-        w.globals.insert(*g, format!("@{sym}"));
+    let host = target.invocation == Invocation::HostContext;
+    if !host {
+        for (g, sym) in &w.state.workgroup {
+            w.globals.insert(*g, format!("@{sym}"));
+        }
     }
     let cc = target
         .kernel_cc
         .map(|c| format!("{c} "))
         .unwrap_or_default();
-    let list: Vec<&str> = params.iter().map(|p| p.text.as_str()).collect();
+    let mut list: Vec<&str> = params.iter().map(|p| p.text.as_str()).collect();
+    if host {
+        list.insert(0, "ptr %ctx");
+    }
     let [x, y, z] = workgroup_size;
     let mut head = String::new();
     let _ = writeln!(
@@ -268,6 +275,9 @@ pub(crate) fn write_kernel<'a>(
             .unwrap_or_default()
     );
     w.out.push_str("entry:\n");
+    if host {
+        workgroup_addresses(&mut w)?;
+    }
     prologue(&mut w)?;
     let entry = func
         .entry_block()
@@ -280,6 +290,71 @@ pub(crate) fn write_kernel<'a>(
     w.out.push_str("}\n");
     head.push_str(&w.out);
     Ok(head)
+}
+
+/// Host kernel ABI: each workgroup variable's address, `workgroup_memory + offset`.
+fn workgroup_addresses(w: &mut FnWriter<'_, '_>) -> Result<(), Error> {
+    let layout = crate::host_abi::workgroup_layout(w.state.module).map_err(|e| w.fail(e))?;
+    if layout.offsets.is_empty() {
+        return Ok(());
+    }
+    let base = context_load(w, "ptr", crate::host_abi::WORKGROUP_MEMORY, 8);
+    for (g, offset) in layout.offsets {
+        let address = w.assign(&format!(
+            "getelementptr inbounds i8, ptr {base}, i64 {offset}"
+        ));
+        w.globals.insert(g, address);
+    }
+    Ok(())
+}
+
+/// Host kernel ABI: loads the `ty` field at `offset` of the context (`%ctx`).
+pub(crate) fn context_load(w: &mut FnWriter<'_, '_>, ty: &str, offset: u64, align: u32) -> String {
+    let field = if offset == 0 {
+        "%ctx".to_string()
+    } else {
+        w.assign(&format!(
+            "getelementptr inbounds i8, ptr %ctx, i64 {offset}"
+        ))
+    };
+    w.assign(&format!("load {ty}, ptr {field}, align {align}"))
+}
+
+/// Host kernel ABI: the C-ABI entry `oxir.host.NAME(ptr ctx, ptr args)` of kernel `name`,
+/// which unpacks the parameters from the 64-bit slots of `args` and calls the kernel.
+pub(crate) fn write_host_entry(
+    module: &oxir_ir::Module,
+    target: &crate::TargetDesc,
+    name: &str,
+) -> Result<String, Error> {
+    let params = kernel_params(module, target).map_err(internal)?;
+    let mut body = String::new();
+    let mut args = vec!["ptr %ctx".to_string()];
+    let mut slot = 0u64;
+    let mut load = |body: &mut String, ty: &str| {
+        let _ = writeln!(
+            body,
+            "  %s{slot}.p = getelementptr inbounds i8, ptr %args, i64 {}",
+            slot * 8
+        );
+        let _ = writeln!(body, "  %s{slot} = load {ty}, ptr %s{slot}.p, align 8");
+        slot += 1;
+        format!("%s{}", slot - 1)
+    };
+    for p in &params {
+        let mut text = p.text.clone();
+        let address = load(&mut body, "ptr");
+        if let Some(bytes) = &p.bytes {
+            let size = load(&mut body, "i64");
+            text = text.replace(bytes.as_str(), &size);
+        }
+        args.push(text.replace(p.address.as_str(), &address));
+    }
+    let prefix = crate::host_abi::ENTRY_PREFIX;
+    Ok(format!(
+        "\ndefine void @\"{prefix}{name}\"(ptr %ctx, ptr %args) #0 {{\nentry:\n{body}  call void @{name}({}) #0\n  ret void\n}}\n",
+        args.join(", ")
+    ))
 }
 
 /// Private globals and allocas, at the top of the entry block.

@@ -18,8 +18,10 @@
 //! and workgroup scope on workgroup memory.
 
 use super::function::FnWriter;
+use super::robust::Use;
 use super::rules_for;
 use crate::lowering::{AtomicOp, MemoryOp, Register};
+use crate::target::Invocation;
 use crate::types::{self, scalar};
 use crate::Error;
 use oxir_ir::data_layout::{layout_of, runtime_array_tail, TypeLayout};
@@ -27,7 +29,7 @@ use oxir_ir::types::{Scalar, ScalarKind, TypeData};
 use oxir_ir::{AddressSpace, Global, Inst, InstData, Type, Value, ValueDef};
 
 impl FnWriter<'_, '_> {
-    fn layout(&self, ty: Type, space: AddressSpace) -> Result<TypeLayout, Error> {
+    pub(crate) fn layout(&self, ty: Type, space: AddressSpace) -> Result<TypeLayout, Error> {
         layout_of(&self.state.module.types, ty, rules_for(space))
             .map_err(|e| self.fail(e.to_string()))
     }
@@ -40,7 +42,7 @@ impl FnWriter<'_, '_> {
         }
     }
 
-    fn ptr_ty(&self, space: AddressSpace) -> Result<String, Error> {
+    pub(crate) fn ptr_ty(&self, space: AddressSpace) -> Result<String, Error> {
         let n = self
             .state
             .target
@@ -213,7 +215,8 @@ pub(crate) fn store_value(
 /// Where a pointer is projected next: a type, or a matrix column's lanes.
 enum Cursor {
     Ty(Type),
-    Column(Scalar),
+    /// A matrix column's elements (how many, if indexable).
+    Column(Scalar, Option<u64>),
 }
 
 /// `access base, indices...` as one byte-offset `getelementptr`.
@@ -224,9 +227,14 @@ fn access(w: &mut FnWriter<'_, '_>, inst: Inst, data: &InstData) -> Result<(), E
     let mut cursor = Cursor::Ty(pointee);
     let mut constant: u64 = 0;
     let mut dynamic: Option<String> = None;
+    let mut in_range = Vec::new();
     for &index in &data.args[1..] {
+        let mut bound = None;
         let (stride, next) = match cursor {
-            Cursor::Column(s) => (u32::from(s.bits / 8), None),
+            Cursor::Column(s, rows) => {
+                bound = rows;
+                (u32::from(s.bits / 8), None)
+            }
             Cursor::Ty(ty) => {
                 let layout = w.layout(ty, space)?;
                 match w.type_data(ty)?.clone() {
@@ -246,21 +254,37 @@ fn access(w: &mut FnWriter<'_, '_>, inst: Inst, data: &InstData) -> Result<(), E
                         cursor = Cursor::Ty(member);
                         continue;
                     }
-                    TypeData::Array { elem, .. } | TypeData::RuntimeArray { elem } => {
+                    TypeData::Array { elem, len } => {
+                        bound = Some(u64::from(len));
                         (layout.stride.unwrap_or(0), Some(Cursor::Ty(elem)))
                     }
-                    TypeData::Vector { len, .. } => (layout.size / u32::from(len), None),
-                    TypeData::Matrix { elem, .. } => {
-                        (layout.stride.unwrap_or(0), Some(Cursor::Column(elem)))
+                    TypeData::RuntimeArray { elem } => {
+                        (layout.stride.unwrap_or(0), Some(Cursor::Ty(elem)))
+                    }
+                    TypeData::Vector { len, .. } => {
+                        bound = Some(u64::from(len));
+                        (layout.size / u32::from(len), None)
+                    }
+                    TypeData::Matrix {
+                        elem,
+                        columns,
+                        rows,
+                    } => {
+                        bound = Some(u64::from(columns));
+                        let rows = Some(u64::from(rows));
+                        (layout.stride.unwrap_or(0), Some(Cursor::Column(elem, rows)))
                     }
                     _ => return Err(w.fail("access into a non-composite")),
                 }
             }
         };
-        cursor = next.unwrap_or(Cursor::Column(Scalar::U32));
+        cursor = next.unwrap_or(Cursor::Column(Scalar::U32, None));
         match w.func.dfg.value_def(w.func.resolve(index)) {
             ValueDef::Const(_) => {
                 let i = constant_index(w, index)?;
+                if w.state.target.robust_access && bound.is_some_and(|b| i >= b) {
+                    in_range.push("false".to_string());
+                }
                 constant = constant.wrapping_add(i.wrapping_mul(u64::from(stride)));
             }
             _ => {
@@ -273,6 +297,9 @@ fn access(w: &mut FnWriter<'_, '_>, inst: Inst, data: &InstData) -> Result<(), E
                         w.assign(&format!("{ext} {} {op} to i64", ish.ty))
                     }
                 };
+                if let Some(b) = bound.filter(|_| w.state.target.robust_access) {
+                    in_range.push(w.assign(&format!("icmp ult i64 {wide}, {b}")));
+                }
                 let scaled = w.assign(&format!("mul i64 {wide}, {stride}"));
                 dynamic = Some(match dynamic {
                     None => scaled,
@@ -288,6 +315,7 @@ fn access(w: &mut FnWriter<'_, '_>, inst: Inst, data: &InstData) -> Result<(), E
     };
     let b = w.op(base)?;
     let r = w.assign(&format!("getelementptr i8, {pty} {b}, i64 {total}"));
+    let r = super::robust::null_unless(w, &pty, &r, &in_range);
     w.finish(inst, &pty, &r)
 }
 
@@ -305,7 +333,7 @@ fn constant_index(w: &FnWriter<'_, '_>, v: Value) -> Result<u64, Error> {
 }
 
 /// The global a pointer is projected from.
-fn root_global(w: &FnWriter<'_, '_>, mut p: Value) -> Result<Global, Error> {
+pub(crate) fn root_global(w: &FnWriter<'_, '_>, mut p: Value) -> Result<Global, Error> {
     for _ in 0..1024 {
         match w.func.dfg.value_def(w.func.resolve(p)) {
             ValueDef::Global(g) => return Ok(g),
@@ -329,7 +357,7 @@ pub(crate) fn write_memory(
         MemoryOp::Load => {
             let p = data.args[0];
             let (space, ty) = w.pointee(p)?;
-            let ptr = w.op(p)?;
+            let ptr = super::robust::checked(w, p, ty, space, Use::Read)?;
             let v = load_value(w, &ptr, ty, space)?;
             let rty = w.reg(ty)?;
             w.finish(inst, &rty, &v)
@@ -337,7 +365,7 @@ pub(crate) fn write_memory(
         MemoryOp::Store => {
             let p = data.args[0];
             let (space, ty) = w.pointee(p)?;
-            let ptr = w.op(p)?;
+            let ptr = super::robust::checked(w, p, ty, space, Use::Write)?;
             let v = w.op(data.args[1])?;
             store_value(w, &ptr, ty, space, &v)
         }
@@ -372,16 +400,16 @@ pub(crate) fn write_memory(
             Ok(())
         }
         MemoryOp::StorageBarrier => {
-            let scope = w.state.target.workgroup_scope;
-            w.line(&format!("fence syncscope(\"{scope}\") release"));
+            let scope = crate::target::scope_clause(w.state.target.workgroup_scope);
+            w.line(&format!("fence{scope} release"));
             barrier(w);
-            w.line(&format!("fence syncscope(\"{scope}\") acquire"));
+            w.line(&format!("fence{scope} acquire"));
             Ok(())
         }
         MemoryOp::WorkgroupUniformLoad => {
             let p = data.args[0];
             let (space, ty) = w.pointee(p)?;
-            let ptr = w.op(p)?;
+            let ptr = super::robust::checked(w, p, ty, space, Use::Read)?;
             barrier(w);
             let v = load_value(w, &ptr, ty, space)?;
             barrier(w);
@@ -391,8 +419,14 @@ pub(crate) fn write_memory(
     }
 }
 
-/// The workgroup control barrier, `convergent` (attribute group `#0`).
+/// The workgroup control barrier, `convergent` (attribute group `#0`): the target's
+/// intrinsic, or the host context's callback.
 fn barrier(w: &mut FnWriter<'_, '_>) {
+    if w.state.target.invocation == Invocation::HostContext {
+        let f = super::function::context_load(w, "ptr", crate::host_abi::BARRIER, 8);
+        w.line(&format!("call void {f}(ptr %ctx) #0"));
+        return;
+    }
     let (name, args) = w.state.target.barrier;
     let params: Vec<&str> = args
         .split(", ")
@@ -412,36 +446,38 @@ fn atomic(
     let p = data.args[0];
     let (space, ty) = w.pointee(p)?;
     let pty = w.ptr_ty(space)?;
-    let ptr = w.op(p)?;
+    let ptr = super::robust::checked(w, p, ty, space, Use::Write)?;
     let sh = w.shape(ty)?;
     let align = w.layout(ty, space)?.align;
-    let scope = w.state.target.atomic_scope(space);
+    let scope = w.state.target.syncscope(space);
     let t = sh.ty.clone();
     match op {
         AtomicOp::Load => {
             let r = w.assign(&format!(
-                "load atomic {t}, {pty} {ptr} syncscope(\"{scope}\") monotonic, align {align}"
+                "load atomic {t}, {pty} {ptr}{scope} monotonic, align {align}"
             ));
             w.finish(inst, &t, &r)
         }
         AtomicOp::Store => {
             let v = w.op(data.args[1])?;
             w.line(&format!(
-                "store atomic {t} {v}, {pty} {ptr} syncscope(\"{scope}\") monotonic, align {align}"
+                "store atomic {t} {v}, {pty} {ptr}{scope} monotonic, align {align}"
             ));
             Ok(())
         }
         AtomicOp::CompareExchange => {
             let cmp = w.op(data.args[1])?;
             let new = w.op(data.args[2])?;
-            let pair = w.assign(&format!("cmpxchg {pty} {ptr}, {t} {cmp}, {t} {new} syncscope(\"{scope}\") monotonic monotonic, align {align}"));
+            let pair = w.assign(&format!("cmpxchg {pty} {ptr}, {t} {cmp}, {t} {new}{scope} monotonic monotonic, align {align}"));
             let r = w.assign(&format!("extractvalue {{ {t}, i1 }} {pair}, 0"));
             w.finish(inst, &t, &r)
         }
         AtomicOp::Rmw { signed, unsigned } => {
             let name = if sh.signed() { signed } else { unsigned };
             let v = w.op(data.args[1])?;
-            let r = w.assign(&format!("atomicrmw {name} {pty} {ptr}, {t} {v} syncscope(\"{scope}\") monotonic, align {align}"));
+            let r = w.assign(&format!(
+                "atomicrmw {name} {pty} {ptr}, {t} {v}{scope} monotonic, align {align}"
+            ));
             if w.func.dfg.inst_result(inst).is_some() {
                 w.finish(inst, &t, &r)
             } else {
@@ -451,14 +487,27 @@ fn atomic(
     }
 }
 
-/// Reads `{prefix}{name}`.
-fn sreg(w: &mut FnWriter<'_, '_>, name: &str) -> String {
-    let full = format!("{}{name}", w.state.target.sreg_prefix);
-    w.call("i32", &full, &[])
+/// Reads `{prefix}{name}`, or the host context's field of that register.
+fn sreg(w: &mut FnWriter<'_, '_>, name: &str) -> Result<String, Error> {
+    match w.state.target.invocation {
+        Invocation::Intrinsics => {
+            let full = format!("{}{name}", w.state.target.sreg_prefix);
+            Ok(w.call("i32", &full, &[]))
+        }
+        Invocation::HostContext => {
+            let offset = crate::host_abi::register_offset(name)
+                .ok_or_else(|| w.fail(format!("no host register {name}")))?;
+            Ok(super::function::context_load(w, "i32", offset, 4))
+        }
+    }
 }
 
-fn sreg3(w: &mut FnWriter<'_, '_>, name: &str) -> [String; 3] {
-    ["x", "y", "z"].map(|c| sreg(w, &format!("{name}.{c}")))
+fn sreg3(w: &mut FnWriter<'_, '_>, name: &str) -> Result<[String; 3], Error> {
+    let mut out: [String; 3] = Default::default();
+    for (lane, c) in out.iter_mut().zip(["x", "y", "z"]) {
+        *lane = sreg(w, &format!("{name}.{c}"))?;
+    }
+    Ok(out)
 }
 
 fn vec3(w: &mut FnWriter<'_, '_>, lanes: &[String; 3]) -> String {
@@ -477,15 +526,15 @@ pub(crate) fn write_register(
     let size = w.workgroup_size;
     let (ty, v) = match r {
         Register::ThreadId => {
-            let l = sreg3(w, "tid");
+            let l = sreg3(w, "tid")?;
             ("<3 x i32>", vec3(w, &l))
         }
         Register::WorkgroupId => {
-            let l = sreg3(w, "ctaid");
+            let l = sreg3(w, "ctaid")?;
             ("<3 x i32>", vec3(w, &l))
         }
         Register::NumWorkgroups => {
-            let l = sreg3(w, "nctaid");
+            let l = sreg3(w, "nctaid")?;
             ("<3 x i32>", vec3(w, &l))
         }
         Register::WorkgroupSize => (
@@ -493,8 +542,8 @@ pub(crate) fn write_register(
             format!("<i32 {}, i32 {}, i32 {}>", size[0], size[1], size[2]),
         ),
         Register::DispatchId => {
-            let tid = sreg3(w, "tid");
-            let cta = sreg3(w, "ctaid");
+            let tid = sreg3(w, "tid")?;
+            let cta = sreg3(w, "ctaid")?;
             let mut lanes: [String; 3] = Default::default();
             for k in 0..3 {
                 let base = w.assign(&format!("mul i32 {}, {}", cta[k], size[k]));
@@ -503,7 +552,7 @@ pub(crate) fn write_register(
             ("<3 x i32>", vec3(w, &lanes))
         }
         Register::DispatchSize => {
-            let n = sreg3(w, "nctaid");
+            let n = sreg3(w, "nctaid")?;
             let mut lanes: [String; 3] = Default::default();
             for k in 0..3 {
                 lanes[k] = w.assign(&format!("mul i32 {}, {}", n[k], size[k]));
@@ -511,14 +560,14 @@ pub(crate) fn write_register(
             ("<3 x i32>", vec3(w, &lanes))
         }
         Register::LocalInvocationIndex => {
-            let t = sreg3(w, "tid");
+            let t = sreg3(w, "tid")?;
             let zy = w.assign(&format!("mul i32 {}, {}", t[2], size[1]));
             let row = w.assign(&format!("add i32 {zy}, {}", t[1]));
             let rows = w.assign(&format!("mul i32 {row}, {}", size[0]));
             ("i32", w.assign(&format!("add i32 {rows}, {}", t[0])))
         }
-        Register::SubgroupInvocationId => ("i32", sreg(w, "laneid")),
-        Register::SubgroupSize => ("i32", sreg(w, "warpsize")),
+        Register::SubgroupInvocationId => ("i32", sreg(w, "laneid")?),
+        Register::SubgroupSize => ("i32", sreg(w, "warpsize")?),
     };
     w.finish(inst, ty, &v)
 }

@@ -21,8 +21,9 @@ mod composite;
 mod function;
 mod matrix;
 mod memory;
+mod robust;
 
-use crate::target::TargetDesc;
+use crate::target::{Invocation, TargetDesc};
 use crate::types;
 use crate::{Error, Location};
 use oxir_ir::data_layout::{layout_of, LayoutRules};
@@ -91,6 +92,9 @@ pub(crate) struct ModuleState<'a> {
     pub(crate) declarations: BTreeSet<String>,
     /// Workgroup globals' symbols (`@name`).
     pub(crate) workgroup: BTreeMap<oxir_ir::Global, String>,
+    /// The largest value a robust access redirected (`robust`): the size of
+    /// `@oxir.zero` and `@oxir.junk`.
+    pub(crate) robust_bytes: u32,
 }
 
 fn internal(message: impl Into<String>) -> Error {
@@ -108,6 +112,7 @@ pub(crate) fn write(module: &Module, target: &TargetDesc) -> Result<String, Erro
         target,
         declarations: BTreeSet::new(),
         workgroup: BTreeMap::new(),
+        robust_bytes: 0,
     };
     let mut out = String::new();
     let _ = writeln!(out, "; oxir module");
@@ -119,6 +124,11 @@ pub(crate) fn write(module: &Module, target: &TargetDesc) -> Result<String, Erro
             continue;
         }
         let name = symbols.legalise(&data.name);
+        state.workgroup.insert(g, name.clone());
+        if target.invocation == Invocation::HostContext {
+            // Host: the context's workgroup memory block (`host_abi`), no global.
+            continue;
+        }
         let rules = rules_for(data.space);
         let mem = types::mem(&module.types, data.ty, rules).map_err(internal)?;
         let align = layout_of(&module.types, data.ty, rules)
@@ -136,7 +146,6 @@ pub(crate) fn write(module: &Module, target: &TargetDesc) -> Result<String, Erro
             "@{name} = internal addrspace({}) global {mem} {init}, align {align}",
             target.workgroup_space
         );
-        state.workgroup.insert(g, name);
     }
     let mut bodies = String::new();
     let mut kernels = Vec::new();
@@ -146,6 +155,9 @@ pub(crate) fn write(module: &Module, target: &TargetDesc) -> Result<String, Erro
                 let name = symbols.legalise(&func.name);
                 let text = function::write_kernel(&mut state, func, &name, workgroup_size)?;
                 bodies.push_str(&text);
+                if target.invocation == Invocation::HostContext {
+                    bodies.push_str(&function::write_host_entry(module, target, &name)?);
+                }
                 kernels.push(name);
             }
             FunctionKind::Vertex
@@ -159,6 +171,15 @@ pub(crate) fn write(module: &Module, target: &TargetDesc) -> Result<String, Erro
                 )))
             }
         }
+    }
+    if state.robust_bytes > 0 {
+        let n = state.robust_bytes;
+        let space = target.generic_space;
+        let _ = write!(
+            globals,
+            "@oxir.zero = internal addrspace({space}) constant [{n} x i8] zeroinitializer, align 16\n\
+             @oxir.junk = internal addrspace({space}) global [{n} x i8] zeroinitializer, align 16\n"
+        );
     }
     if !globals.is_empty() {
         out.push('\n');

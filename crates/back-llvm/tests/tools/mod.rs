@@ -100,26 +100,35 @@ pub fn verify(opt: &str, ll: &str) -> Result<(), String> {
     r.map(|_| ())
 }
 
+/// `llc FLAGS INPUT -o OUTPUT` on `ll`: the output file's bytes.
+fn llc_output(llc: &str, ll: &str, flags: &[&str], ext: &str) -> Result<Vec<u8>, String> {
+    let path = temp("ll");
+    let out = temp(ext);
+    std::fs::write(&path, ll).map_err(|e| e.to_string())?;
+    let mut args: Vec<String> = flags.iter().map(|f| f.to_string()).collect();
+    args.extend([
+        path.display().to_string(),
+        "-o".into(),
+        out.display().to_string(),
+    ]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let r = run(llc, &args);
+    let _ = std::fs::remove_file(&path);
+    let bytes = r.and_then(|_| std::fs::read(&out).map_err(|e| e.to_string()));
+    let _ = std::fs::remove_file(&out);
+    bytes
+}
+
 /// `llc -march=nvptx64 -mcpu=ARCH` on `ll`: the PTX text.
 pub fn ptx(llc: &str, ll: &str, arch: &str) -> Result<String, String> {
-    let path = temp("ll");
-    let out = temp("ptx");
-    std::fs::write(&path, ll).map_err(|e| e.to_string())?;
     let cpu = format!("-mcpu={arch}");
-    let r = run(
-        llc,
-        &[
-            "-march=nvptx64",
-            &cpu,
-            &path.display().to_string(),
-            "-o",
-            &out.display().to_string(),
-        ],
-    );
-    let _ = std::fs::remove_file(&path);
-    let text = r.and_then(|_| std::fs::read_to_string(&out).map_err(|e| e.to_string()));
-    let _ = std::fs::remove_file(&out);
-    text
+    let bytes = llc_output(llc, ll, &["-march=nvptx64", &cpu], "ptx")?;
+    String::from_utf8(bytes).map_err(|e| e.to_string())
+}
+
+/// `llc -filetype=obj -relocation-model=pic` on `ll` (the host target's code generation).
+pub fn host_object(llc: &str, ll: &str) -> Result<(), String> {
+    llc_output(llc, ll, &["-filetype=obj", "-relocation-model=pic"], "o").map(|_| ())
 }
 
 /// `ptxas --gpu-name ARCH` on `ptx`.

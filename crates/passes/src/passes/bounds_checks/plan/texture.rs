@@ -12,7 +12,7 @@
 
 use super::{BoundsChecksInfo, BoundsPolicy, Facts, Form, Policy};
 use oxir_ir::types::TextureDim;
-use oxir_ir::{Inst, Opcode, TypeData, Value};
+use oxir_ir::{Inst, Opcode, TextureOp, TypeData, Value};
 
 /// What bounds one texture operand.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -64,14 +64,14 @@ pub(in crate::passes::bounds_checks) fn plan_texture(
     let coordinate_checked = shape.dim != TextureDim::Cube;
     let mut checks = Vec::new();
     let mut level_pos = None;
-    let form = match data.opcode {
-        Opcode::TextureDimensions => {
+    let form = match data.opcode.texture_op()? {
+        TextureOp::Dimensions => {
             if data.args.len() == 2 {
                 checks.push((1, TextureBound::Levels));
             }
             Form::ClampOnly
         }
-        Opcode::TextureLoad => {
+        TextureOp::Load => {
             if sampled {
                 let pos = 2 + layer;
                 if shape.multisampled {
@@ -89,7 +89,7 @@ pub(in crate::passes::bounds_checks) fn plan_texture(
             }
             Form::Select
         }
-        Opcode::TextureStore => {
+        TextureOp::Store => {
             if coordinate_checked {
                 checks.push((1, TextureBound::Size));
             }
@@ -98,9 +98,16 @@ pub(in crate::passes::bounds_checks) fn plan_texture(
             }
             Form::Branch
         }
-        // wildcard-ok: sampling clamps (or wraps) its coordinates and layer itself, and
-        // the count queries have no index
-        _ => return None,
+        // Sampling clamps (or wraps) its coordinates and layer itself.
+        TextureOp::Sample
+        | TextureOp::SampleBias
+        | TextureOp::SampleLevel
+        | TextureOp::SampleGrad
+        | TextureOp::SampleCompare
+        // The count queries have no index.
+        | TextureOp::NumLevels
+        | TextureOp::NumLayers
+        | TextureOp::NumSamples => return None,
     };
     let level = level_pos.and_then(|p| data.args.get(p).copied());
     checks.retain(|&(pos, bound)| {

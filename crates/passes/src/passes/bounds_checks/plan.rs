@@ -3,13 +3,17 @@
 
 use super::{BoundsChecksInfo, BoundsPolicy, CheckClass, Policy};
 use crate::analysis::dominators::DomTree;
+use cranelift_entity::SecondaryMap;
 use oxir_ir::constants::ConstStore;
 use oxir_ir::types::TypeStore;
 use oxir_ir::{
     AddressSpace, Block, ConstKind, Func, Function, Inst, InstData, Module, Opcode, Payload,
     Scalar, ScalarKind, TypeData, Value, ValueDef,
 };
-use std::collections::HashMap;
+
+/// Which entry of [`FunctionPlan::accesses`] plans an `access` instruction (dense, by
+/// instruction number).
+type AccessIndex = SecondaryMap<Inst, Option<usize>>;
 
 mod texture;
 
@@ -333,7 +337,7 @@ pub(super) fn plan_function(
     function.entry_block()?;
     let facts = Facts::new(function, &module.types, &module.consts);
     let mut plan = FunctionPlan::default();
-    let mut access_index: HashMap<Inst, usize> = HashMap::new();
+    let mut access_index = AccessIndex::with_default(None);
     let insts: Vec<Inst> = function
         .layout
         .blocks()
@@ -344,7 +348,7 @@ pub(super) fn plan_function(
         match data.opcode {
             Opcode::Access => {
                 if let Some(a) = plan_access(&facts, inst, policy, info) {
-                    access_index.insert(inst, plan.accesses.len());
+                    access_index[inst] = Some(plan.accesses.len());
                     plan.accesses.push(a);
                 }
             }
@@ -512,7 +516,7 @@ fn plan_op(
     inst: Inst,
     policy: &BoundsPolicy,
     plan: &FunctionPlan,
-    access_index: &HashMap<Inst, usize>,
+    access_index: &AccessIndex,
     info: &mut BoundsChecksInfo,
 ) -> Option<OpPlan> {
     let data = facts.func.dfg.inst(inst);
@@ -540,7 +544,7 @@ fn plan_op(
         let (space, _) = pointee_and_space(facts, base)?;
         let cls = class_of(space);
         let pol = policy.get(cls);
-        let planned = access_index.get(&a).and_then(|&i| plan.accesses.get(i));
+        let planned = access_index[a].and_then(|i| plan.accesses.get(i));
         if planned.is_some_and(|p| p.policy == Policy::ReadZeroSkipWrite && !p.fixed.is_empty()) {
             chain.push(a);
         }
@@ -647,7 +651,7 @@ fn escaping_access(
     insts: &[Inst],
     policy: &BoundsPolicy,
     plan: &FunctionPlan,
-    access_index: &HashMap<Inst, usize>,
+    access_index: &AccessIndex,
 ) -> Option<Inst> {
     let dfg = &facts.func.dfg;
     let mut escaping = std::collections::HashSet::new();
@@ -683,7 +687,7 @@ fn chain_needs_guard(
     access: Inst,
     policy: &BoundsPolicy,
     plan: &FunctionPlan,
-    access_index: &HashMap<Inst, usize>,
+    access_index: &AccessIndex,
 ) -> bool {
     let mut a = access;
     for _ in 0..facts.func.dfg.num_insts() {
@@ -691,7 +695,7 @@ fn chain_needs_guard(
         if data.opcode != Opcode::Access {
             return false;
         }
-        let planned = access_index.get(&a).and_then(|&i| plan.accesses.get(i));
+        let planned = access_index[a].and_then(|i| plan.accesses.get(i));
         if planned.is_some_and(|p| p.policy == Policy::ReadZeroSkipWrite && !p.fixed.is_empty()) {
             return true;
         }

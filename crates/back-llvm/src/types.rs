@@ -216,7 +216,19 @@ pub(crate) fn const_literal(
             let (open, close) = match types.try_get(data.ty) {
                 Some(TypeData::Vector { .. }) => ("<", ">"),
                 Some(TypeData::Struct(_)) => ("{ ", " }"),
-                _ => ("[", "]"),
+                // A matrix is an array of its columns in LLVM.
+                Some(TypeData::Array { .. } | TypeData::Matrix { .. }) => ("[", "]"),
+                Some(
+                    TypeData::Void
+                    | TypeData::Scalar(_)
+                    | TypeData::RuntimeArray { .. }
+                    | TypeData::Pointer { .. }
+                    | TypeData::Texture { .. }
+                    | TypeData::StorageTexture { .. }
+                    | TypeData::Sampler { .. }
+                    | TypeData::Opaque(_),
+                )
+                | None => return Err("composite constant of a non-composite type".into()),
             };
             out.push_str(open);
             for (i, &e) in elements.iter().enumerate() {

@@ -692,6 +692,23 @@ impl Opcode {
         )
     }
 
+    /// Whether swapping the two operands never changes the result bits: `add`, `mul`,
+    /// `and`, `or`, `xor`, `eq`, `ne`. (`min` and `max` are not: for floats, `min(-0, +0)`
+    /// may answer either zero.)
+    pub fn is_commutative(self) -> bool {
+        // wildcard-ok: a few named opcodes commute; every other (and any new) one answers no
+        matches!(
+            self,
+            Opcode::Add
+                | Opcode::Mul
+                | Opcode::And
+                | Opcode::Or
+                | Opcode::Xor
+                | Opcode::Eq
+                | Opcode::Ne
+        )
+    }
+
     /// Collective operations (the table's `convergent` column): barriers, derivatives and
     /// implicit-derivative texture samples. The same as [`Opcode::is_collective`].
     pub fn is_convergent(self) -> bool {

@@ -1,8 +1,8 @@
 //! Passes by name. The names are the kebab-case names `oxir opt --passes` takes.
 
 use crate::passes::{
-    bounds_checks, dce, dead_arg_elim, destructure_cfg, hoist_allocas, inline, mem2reg, reg2mem,
-    restructure_cfg, simplify_cfg, unused_callable_removal,
+    bounds_checks, dce, dead_arg_elim, destructure_cfg, gvn, hoist_allocas, inline, mem2reg,
+    reg2mem, restructure_cfg, simplify_cfg, unused_callable_removal,
 };
 use crate::pipeline::{PassFn, PassOutcome};
 use oxir_ir::Module;
@@ -42,4 +42,5 @@ registry! {
     "unused-callable-removal" => unused_callable_removal::run_on_module,
     "dead-arg-elim" => dead_arg_elim::run_on_module,
     "bounds-checks" => bounds_checks::run_on_module,
+    "gvn" => gvn::run_on_module,
 }

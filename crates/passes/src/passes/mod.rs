@@ -15,6 +15,7 @@ pub mod bounds_checks;
 pub mod dce;
 pub mod dead_arg_elim;
 pub mod destructure_cfg;
+pub mod gvn;
 pub mod hoist_allocas;
 pub mod inline;
 pub mod mem2reg;

@@ -133,6 +133,19 @@ pub fn pipeline_with(policy: oxir_passes::passes::bounds_checks::BoundsPolicy) -
     p
 }
 
+/// The `-O` pipeline: [`pipeline_with`] then `ssa-optimization` (LLVM's own `-O2`, which
+/// the driver runs after writing, sees the optimised IR).
+pub fn optimizing_pipeline_with(
+    policy: oxir_passes::passes::bounds_checks::BoundsPolicy,
+) -> PassPipeline {
+    let mut p = pipeline_with(policy);
+    p.add_sequence(
+        "ssa-optimization",
+        oxir_passes::pipelines::ssa_optimization(),
+    );
+    p
+}
+
 /// Runs [`pipeline`] on `module`.
 pub fn prepare(module: &mut Module) -> Result<(), Error> {
     match pipeline().run(module).error {

@@ -212,12 +212,37 @@ pub fn pipeline() -> PassPipeline {
 /// [`pipeline`] with the bounds checks of `policy` (see
 /// `oxir_passes::passes::bounds_checks`).
 pub fn pipeline_with(policy: oxir_passes::passes::bounds_checks::BoundsPolicy) -> PassPipeline {
+    build_pipeline(policy, false)
+}
+
+/// The `-O` pipeline: `normalize → ssa-optimization → structurize → mem2reg →
+/// post-restructure-cleanup → verify`.
+pub fn optimizing_pipeline_with(
+    policy: oxir_passes::passes::bounds_checks::BoundsPolicy,
+) -> PassPipeline {
+    build_pipeline(policy, true)
+}
+
+fn build_pipeline(
+    policy: oxir_passes::passes::bounds_checks::BoundsPolicy,
+    optimize: bool,
+) -> PassPipeline {
+    use oxir_passes::pipelines;
     let mut p = PassPipeline::new();
-    p.add_sequence("normalize", oxir_passes::pipelines::normalize_with(policy));
-    p.add_sequence("structurize", oxir_passes::pipelines::structurize());
+    p.add_sequence("normalize", pipelines::normalize_with(policy));
+    if optimize {
+        p.add_sequence("ssa-optimization", pipelines::ssa_optimization());
+    }
+    p.add_sequence("structurize", pipelines::structurize());
     p.add("mem2reg", |m: &mut Module| {
         oxir_passes::PassOutcome::from_info(&oxir_passes::passes::mem2reg::run_on_module(m))
     });
+    if optimize {
+        p.add_sequence(
+            "post-restructure-cleanup",
+            pipelines::post_restructure_cleanup(),
+        );
+    }
     p.add_verify("verify-spirv-input", writer_input_options());
     p
 }

@@ -190,15 +190,9 @@ fn read_input(path: &Path, stage: Option<StageArg>, entry: bool) -> Result<Loade
 /// [-O0|-O] [-o OUT] [--structured]`.
 pub fn compile(args: CompileArgs) -> Result<(), Failure> {
     let spirv = matches!(args.target, TargetArg::Spirv | TargetArg::SpirvAsm);
-    let llvm = matches!(args.target, TargetArg::LlvmNvptx | TargetArg::Ptx);
     if !spirv && args.target_env.is_some() {
         return Err(Failure::Usage(
             "--target-env applies to --target spirv and spirv-asm".into(),
-        ));
-    }
-    if !spirv && !llvm && args.opt_level.is_some() {
-        return Err(Failure::Usage(
-            "-O applies to --target spirv, spirv-asm, llvm-nvptx and ptx".into(),
         ));
     }
     if args.target != TargetArg::Ptx && args.arch.is_some() {

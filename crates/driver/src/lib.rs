@@ -30,13 +30,16 @@
 //!    `oxir_ir::verifier::verify_module` with `oxir_naga::verifier_options()` (the
 //!    defaults plus unique merge blocks and canonical break/continue targets).
 //! 3. **The target's pass pipeline** ([`target_pipeline`]), chosen from the target and
-//!    the [`OptLevel`]: none for [`Target::Oxir`] (the text is the verified front-end
-//!    output); `oxir_spirv::pipeline_with(bounds_checks)` for the SPIR-V targets and
-//!    `oxir_llvm::pipeline_with(bounds_checks)` (`normalize`) for the LLVM targets. Every
-//!    back-end pipeline starts with `normalize`, which ends in the `bounds-checks` pass
-//!    under [`CompileOptions::bounds_checks`] (default: out-of-range loads read zero,
-//!    stores are skipped — the interpreter's robust mode). `-O1` adds no oxir pass yet;
-//!    for the LLVM targets it runs LLVM's `opt -O2`.
+//!    the [`OptLevel`]: at `-O0` none for [`Target::Oxir`] (the text is the verified
+//!    front-end output), `oxir_spirv::pipeline_with(bounds_checks)` for the SPIR-V
+//!    targets and `oxir_llvm::pipeline_with(bounds_checks)` (`normalize`) for the LLVM
+//!    targets. Every back-end pipeline starts with `normalize`, which ends in the
+//!    `bounds-checks` pass under [`CompileOptions::bounds_checks`] (default: out-of-range
+//!    loads read zero, stores are skipped — the interpreter's robust mode). `-O1` adds
+//!    the optimiser after `normalize` (`ssa-optimization`; for SPIR-V also
+//!    `post-restructure-cleanup` after `structurize`), prints [`Target::Oxir`] after
+//!    `normalize` and `ssa-optimization`, and for the LLVM targets also runs LLVM's
+//!    `opt -O2`.
 //! 4. **Preflight and emit**: `oxir_spirv::write_module` verifies that the pipeline's
 //!    output is what the writer takes, runs the preflight (which refuses, before anything
 //!    is written, whatever the target environment cannot express) and writes the words.
@@ -102,13 +105,14 @@ pub enum Target {
     Ptx,
 }
 
-/// How hard to optimise. Today both levels run the same pipeline (see [`target_pipeline`]).
+/// How hard to optimise (see [`target_pipeline`]).
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum OptLevel {
     /// `-O0`: the target's driver pipeline only (what the back-end needs to write).
     #[default]
     O0,
-    /// `-O`: the driver pipeline plus the optimiser (which adds no passes yet).
+    /// `-O`: the driver pipeline plus the optimiser (`ssa-optimization`, and for
+    /// structured targets `post-restructure-cleanup`).
     O1,
 }
 
@@ -206,6 +210,7 @@ fn compile_here(
             } else {
                 View::Flat
             };
+            let module = prepared(module, target, options)?;
             Ok(Artifact::Oxir(print_module(&module, view)))
         }
         Target::Spirv => Ok(Artifact::Spirv(emit_spirv(module, target, options)?)),
@@ -274,7 +279,7 @@ fn with_large_stack<T: Send>(work: impl FnOnce() -> Result<T, Error> + Send) -> 
 }
 
 /// The pass pipeline `target` runs at `level` with the bounds checks of `bounds`, or
-/// `None` when it runs none. `O1` adds nothing to `O0` yet. Every back-end pipeline
+/// `None` when it runs none. `O1` adds the optimiser to `O0`. Every back-end pipeline
 /// starts with `normalize`, which ends in `bounds-checks`.
 pub fn target_pipeline(
     target: Target,
@@ -282,12 +287,22 @@ pub fn target_pipeline(
     bounds: BoundsPolicy,
 ) -> Option<PassPipeline> {
     match (target, level) {
-        (Target::Oxir, OptLevel::O0 | OptLevel::O1) => None,
-        (Target::Spirv | Target::SpirvAsm, OptLevel::O0 | OptLevel::O1) => {
-            Some(oxir_spirv::pipeline_with(bounds))
+        (Target::Oxir, OptLevel::O0) => None,
+        (Target::Oxir, OptLevel::O1) => {
+            let mut p = oxir_passes::pipelines::normalize_with(bounds);
+            p.add_sequence(
+                "ssa-optimization",
+                oxir_passes::pipelines::ssa_optimization(),
+            );
+            Some(p)
         }
-        (Target::LlvmNvptx | Target::Ptx, OptLevel::O0 | OptLevel::O1) => {
-            Some(oxir_llvm::pipeline_with(bounds))
+        (Target::Spirv | Target::SpirvAsm, OptLevel::O0) => Some(oxir_spirv::pipeline_with(bounds)),
+        (Target::Spirv | Target::SpirvAsm, OptLevel::O1) => {
+            Some(oxir_spirv::optimizing_pipeline_with(bounds))
+        }
+        (Target::LlvmNvptx | Target::Ptx, OptLevel::O0) => Some(oxir_llvm::pipeline_with(bounds)),
+        (Target::LlvmNvptx | Target::Ptx, OptLevel::O1) => {
+            Some(oxir_llvm::optimizing_pipeline_with(bounds))
         }
     }
 }

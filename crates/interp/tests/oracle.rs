@@ -14,15 +14,26 @@ const REFERENCE_LIMIT: u64 = 2_000_000;
 /// not ten times as many.
 const AFTER_LIMIT: u64 = 20_000_000;
 
-/// The passes of `normalize` then `structurize`, in order.
+/// The passes of SPIR-V's `-O` pipeline, in order: `normalize`, `ssa-optimization`,
+/// `structurize`, `mem2reg`, `post-restructure-cleanup` (each pass once; a fixed-point
+/// group's passes once each).
 fn pass_sequence() -> Vec<String> {
+    use oxir_passes::pipelines;
     let mut names = Vec::new();
     for p in [
-        oxir_passes::pipelines::normalize(),
-        oxir_passes::pipelines::structurize(),
+        pipelines::normalize(),
+        pipelines::ssa_optimization(),
+        pipelines::structurize(),
     ] {
         names.extend(p.pass_names().into_iter().map(str::to_string));
     }
+    names.push("mem2reg".into());
+    names.extend(
+        pipelines::post_restructure_cleanup()
+            .pass_names()
+            .into_iter()
+            .map(str::to_string),
+    );
     names
 }
 

@@ -6,6 +6,11 @@
 //!   bounds-check policy (`normalize` uses the safe default);
 //! - `structurize`, the tail for structured back-ends: `reg2mem → restructure-cfg →
 //!   verify(unique merges, canonical break/continue)`.
+//! - `ssa-optimization`, the optimiser on plain SSA after `normalize` (what `-O` adds):
+//!   the [`SSA_ROUND`] passes repeated to a fixed point (at most
+//!   [`SSA_ROUND_LIMIT`] rounds), then `verify(reachable blocks)`;
+//! - `post-restructure-cleanup`, after `structurize` (and the `mem2reg` a structured
+//!   back-end runs after it): [`POST_RESTRUCTURE_ROUND`] to a fixed point.
 //!
 //! The ordering contracts these keep are listed in `docs/passes.md` ("Driver pipelines").
 
@@ -24,13 +29,33 @@ fn add(pipeline: &mut PassPipeline, name: &str) {
 }
 
 /// The names of the pipelines `by_name` knows.
-pub const PIPELINE_NAMES: [&str; 2] = ["normalize", "structurize"];
+pub const PIPELINE_NAMES: [&str; 4] = [
+    "normalize",
+    "structurize",
+    "ssa-optimization",
+    "post-restructure-cleanup",
+];
+
+/// One round of `ssa-optimization`, in order. `gvn` first (it exposes dead code and
+/// equal branch conditions), `simplify-cfg` after it (folded branches merge blocks, which
+/// gives `gvn` longer straight-line runs in the next round), `dce` last.
+pub const SSA_ROUND: &[&str] = &["gvn", "simplify-cfg", "dce"];
+
+/// Rounds `ssa-optimization` may take before it reports an iteration limit. Every pass
+/// of a round only removes instructions or blocks, so each round that changes something
+/// makes the function smaller and the limit is never reached in practice.
+pub const SSA_ROUND_LIMIT: u32 = 16;
+
+/// One round of `post-restructure-cleanup`: passes that keep structured control flow.
+pub const POST_RESTRUCTURE_ROUND: &[&str] = &["gvn", "dce"];
 
 /// The pipeline called `name`.
 pub fn by_name(name: &str) -> Option<PassPipeline> {
     match name {
         "normalize" => Some(normalize()),
         "structurize" => Some(structurize()),
+        "ssa-optimization" => Some(ssa_optimization()),
+        "post-restructure-cleanup" => Some(post_restructure_cleanup()),
         _ => None,
     }
 }
@@ -82,5 +107,36 @@ pub fn structurize() -> PassPipeline {
         ..VerifierOptions::default()
     };
     p.add_verify("verify-structured", structured);
+    p
+}
+
+fn group(names: &[&str]) -> PassPipeline {
+    let mut p = PassPipeline::new();
+    for name in names {
+        add(&mut p, name);
+    }
+    p
+}
+
+/// The optimiser on plain SSA, as `normalize` leaves it (see the module docs).
+pub fn ssa_optimization() -> PassPipeline {
+    let mut p = PassPipeline::new();
+    p.add_fixed_point("ssa-round", group(SSA_ROUND), SSA_ROUND_LIMIT);
+    let reachable = VerifierOptions {
+        require_reachable_blocks: true,
+        ..VerifierOptions::default()
+    };
+    p.add_verify("verify-optimized", reachable);
+    p
+}
+
+/// Cleanup on structured SSA after `structurize`: nothing here changes control flow.
+pub fn post_restructure_cleanup() -> PassPipeline {
+    let mut p = PassPipeline::new();
+    p.add_fixed_point(
+        "post-restructure-round",
+        group(POST_RESTRUCTURE_ROUND),
+        SSA_ROUND_LIMIT,
+    );
     p
 }

@@ -165,19 +165,20 @@ fn promote_in(module: &mut Module, targets: &[Func]) -> PrivateToFunctionInfo {
 /// block. `uses` are `func`'s uses from before the rewrite.
 fn promote_globals(module: &mut Module, func: Func, globals: &[Global], uses: &FunctionGlobalUses) {
     let mut previous: Option<Inst> = None;
+    let Some(entry) = module.functions[func].entry_block() else {
+        return;
+    };
     for &g in globals {
-        let (ty, init) = (module.globals[g].ty, module.globals[g].init);
-        let init = init.unwrap_or_else(|| module.const_zero(ty));
-        let slot_ty = module.types.pointer(AddressSpace::Function, ty);
-        let access_types = retyped_accesses(module, func, uses.of(g));
-        let function = &mut module.functions[func];
-        let Some(entry) = function.entry_block() else {
-            return;
-        };
         let use_of_g = uses.of(g);
+        // A referenced global has an address value; nothing is created without one.
         let Some(&primary) = use_of_g.roots.first() else {
             continue;
         };
+        let (ty, init) = (module.globals[g].ty, module.globals[g].init);
+        let init = init.unwrap_or_else(|| module.const_zero(ty));
+        let slot_ty = module.types.pointer(AddressSpace::Function, ty);
+        let access_types = retyped_accesses(module, func, use_of_g);
+        let function = &mut module.functions[func];
         // The address keeps its number: it becomes the alloca's result.
         let cached = function.dfg.take_global_value(g);
         let primary = cached
@@ -231,4 +232,87 @@ fn retyped_accesses(module: &mut Module, func: Func, uses: &GlobalUse) -> Vec<(I
             )
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::PassInfo;
+    use oxir_ir::parser::parse_module;
+    use oxir_ir::printer::{print_module, View};
+    use oxir_ir::verifier::{verify_module, VerifierOptions};
+
+    const SHARED: &str = "
+const c0: u32 = 0
+global @g: private u32
+global @out: storage(read_write) array<u32> binding(0, 0)
+kernel @a() workgroup_size(1, 1, 1) {
+block0:
+    v0: u32 = load @g
+    v1: ptr<storage(read_write), u32> = access @out, c0
+    store v1, v0
+    return
+}
+kernel @b() workgroup_size(1, 1, 1) {
+block0:
+    store @g, c0
+    return
+}
+";
+
+    #[test]
+    fn run_on_function_keeps_a_global_another_entry_point_names() {
+        let mut m = parse_module(SHARED).unwrap();
+        let [a, b] = ["a", "b"].map(|n| m.function_by_name(n).unwrap());
+        let info = run_on_function(&mut m, a);
+        assert_eq!(
+            (info.promoted_global_count, info.removed_global_count),
+            (1, 0)
+        );
+        assert!(info.changed());
+        assert!(verify_module(&m, &VerifierOptions::default()).succeeded());
+        let text = print_module(&m, View::Flat);
+        assert!(text.contains("global @g: private u32"), "{text}");
+        assert!(
+            text.contains("v0: u32 = load v2"),
+            "@a reads its slot: {text}"
+        );
+        assert!(
+            text.contains("store @g, c0"),
+            "@b still uses the global: {text}"
+        );
+        // Now @b is the last user: the global goes.
+        let info = run_on_function(&mut m, b);
+        assert_eq!(
+            (info.promoted_global_count, info.removed_global_count),
+            (1, 1)
+        );
+        assert!(verify_module(&m, &VerifierOptions::default()).succeeded());
+        let text = print_module(&m, View::Flat);
+        assert!(!text.contains("@g"), "{text}");
+        assert_eq!(run_on_module(&mut m), PrivateToFunctionInfo::default());
+    }
+
+    #[test]
+    fn run_on_function_ignores_callables() {
+        let mut m = parse_module(
+            "
+global @g: private u32
+callable @f() -> u32 {
+block0:
+    v0: u32 = load @g
+    return v0
+}
+",
+        )
+        .unwrap();
+        let f = m.function_by_name("f").unwrap();
+        assert_eq!(run_on_function(&mut m, f), PrivateToFunctionInfo::default());
+        let info = run_on_module(&mut m);
+        assert_eq!(
+            info.skipped_callable_global_count, 0,
+            "no entry point uses it"
+        );
+        assert!(!info.changed());
+    }
 }

@@ -260,6 +260,31 @@ impl DataFlowGraph {
         v
     }
 
+    /// Forgets the cached address value of global `g` and returns it; the value keeps its
+    /// definition, and a later [`DataFlowGraph::global_value`] creates a new one. For a pass
+    /// that turns the address into something else (a local slot's address, for example).
+    pub fn take_global_value(&mut self, g: Global) -> Option<Value> {
+        self.global_values.get_mut(g).and_then(PackedOption::take)
+    }
+
+    /// Renumbers global addresses after the module's globals were rebuilt: a value defined
+    /// as the address of `g` becomes the address of `map(g)`, or detached when `map(g)` is
+    /// `None` (the global is gone; no placed instruction may still read it). The cache of
+    /// [`DataFlowGraph::global_value`] is renumbered the same way.
+    pub fn remap_globals(&mut self, map: impl Fn(Global) -> Option<Global>) {
+        for data in self.values.values_mut() {
+            if let ValueDef::Global(g) = data.def {
+                data.def = map(g).map_or(ValueDef::Detached, ValueDef::Global);
+            }
+        }
+        let old = std::mem::take(&mut self.global_values);
+        for (g, v) in old.iter() {
+            if let (Some(v), Some(new)) = (v.expand(), map(g)) {
+                self.global_values[new] = v.into();
+            }
+        }
+    }
+
     // --- blocks --------------------------------------------------------------------------
 
     /// Creates a block with no parameters. It is not placed in the layout.
@@ -393,6 +418,36 @@ mod tests {
         f.layout.insert_inst_before(mul, ret);
         f.dfg.attach_result(mul, v3, f.dfg.values[v3].ty);
         assert!(verify_module(&m, &VerifierOptions::default()).succeeded());
+    }
+
+    #[test]
+    fn global_addresses_are_taken_and_remapped() {
+        let mut dfg = DataFlowGraph::new();
+        let mut types = crate::types::TypeStore::new();
+        let i32_ty = types.i32();
+        let ptr = types.pointer(crate::types::AddressSpace::Private, i32_ty);
+        let [g0, g1] = [Global::new(0), Global::new(1)];
+        let a0 = dfg.global_value(g0, ptr);
+        let a1 = dfg.global_value(g1, ptr);
+        assert_eq!(dfg.take_global_value(g0), Some(a0));
+        assert_eq!(dfg.take_global_value(g0), None);
+        assert_eq!(
+            dfg.value_def(a0),
+            ValueDef::Global(g0),
+            "the value keeps its definition"
+        );
+        let fresh = dfg.global_value(g0, ptr);
+        assert_ne!(fresh, a0);
+        // Delete g0, move g1 down to index 0.
+        dfg.remap_globals(|g| (g == g1).then_some(g0));
+        assert_eq!(dfg.value_def(a0), ValueDef::Detached);
+        assert_eq!(dfg.value_def(fresh), ValueDef::Detached);
+        assert_eq!(dfg.value_def(a1), ValueDef::Global(g0));
+        assert_eq!(
+            dfg.global_value(g0, ptr),
+            a1,
+            "the cache follows the renumbering"
+        );
     }
 
     #[test]

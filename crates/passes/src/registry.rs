@@ -1,8 +1,9 @@
 //! Passes by name. The names are the kebab-case names `oxir opt --passes` takes.
 
 use crate::passes::{
-    bounds_checks, dce, dead_arg_elim, destructure_cfg, gvn, hoist_allocas, inline, mem2reg,
-    reg2mem, restructure_cfg, simplify_cfg, unused_callable_removal,
+    bounds_checks, dce, dead_arg_elim, dead_global_elim, destructure_cfg, gvn, hoist_allocas,
+    inline, mem2reg, phi_cleanup, private_to_function, reg2mem, restructure_cfg, simplify_cfg,
+    unused_callable_removal,
 };
 use crate::pipeline::{PassFn, PassOutcome};
 use oxir_ir::Module;
@@ -43,4 +44,7 @@ registry! {
     "dead-arg-elim" => dead_arg_elim::run_on_module,
     "bounds-checks" => bounds_checks::run_on_module,
     "gvn" => gvn::run_on_module,
+    "private-to-function" => private_to_function::run_on_module,
+    "phi-cleanup" => phi_cleanup::run_on_module,
+    "dead-global-elim" => dead_global_elim::run_on_module,
 }

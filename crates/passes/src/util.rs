@@ -1,7 +1,9 @@
-//! Small queries shared by passes. Control-flow dispatch matches the op table's
+//! Small queries and edits shared by passes. Control-flow dispatch matches the op table's
 //! [`oxir_ir::TerminatorOp`] (`Opcode::terminator_op`) exhaustively.
 
-use oxir_ir::{Func, Function, Module};
+use cranelift_entity::packed_option::PackedOption;
+use cranelift_entity::{PrimaryMap, SecondaryMap};
+use oxir_ir::{Func, Function, Global, GlobalData, Module};
 
 /// Whether `func` has any structured terminator (`if`, `loop`, `simple_loop`, `switch`) or
 /// `break` / `continue` in its layout. Passes that need a plain CFG check this first.
@@ -22,4 +24,33 @@ pub fn definitions(module: &Module) -> Vec<Func> {
         .filter(|(_, f)| f.is_definition() && f.layout.entry_block().is_some())
         .map(|(k, _)| k)
         .collect()
+}
+
+/// Deletes the globals `remove` accepts and returns how many. Globals live in a
+/// `PrimaryMap`, which cannot remove, so the arena is rebuilt in index order without them
+/// and every function's global addresses are renumbered
+/// ([`oxir_ir::DataFlowGraph::remap_globals`]); the address values of deleted globals are
+/// detached, so no placed instruction may still use them. The text form names globals,
+/// so the printed module changes exactly by the deleted `global` lines.
+pub fn remove_globals(module: &mut Module, remove: impl Fn(Global) -> bool) -> u64 {
+    let removed = module.globals.keys().filter(|&g| remove(g)).count();
+    if removed == 0 {
+        return 0;
+    }
+    let old = std::mem::take(&mut module.globals);
+    let mut renumbered: SecondaryMap<Global, PackedOption<Global>> = SecondaryMap::new();
+    let mut globals: PrimaryMap<Global, GlobalData> =
+        PrimaryMap::with_capacity(old.len() - removed);
+    for (g, data) in old {
+        if !remove(g) {
+            renumbered[g] = globals.push(data).into();
+        }
+    }
+    module.globals = globals;
+    for function in module.functions.values_mut() {
+        function
+            .dfg
+            .remap_globals(|g| renumbered.get(g).and_then(|n| n.expand()));
+    }
+    removed as u64
 }

@@ -5,5 +5,6 @@ pub mod alias;
 pub mod call_graph;
 pub mod cfg;
 pub mod dominators;
+pub mod global_uses;
 pub mod loops;
 pub mod post_dominators;

@@ -8,17 +8,21 @@
 //!   by `note_refusal`);
 //! - `pub fn run_on_function(module: &mut Module, func: Func) -> Info` and
 //!   `pub fn run_on_module(module: &mut Module) -> Info`, reporting `changed` exactly when
-//!   the IR changed. A pass that can refuse checks the whole function or module before its
+//!   the IR changed (a module-level pass whose decision spans every function, such as
+//!   `dead-global-elim`, has only `run_on_module` and says so in its doc). A pass that can refuse checks the whole function or module before its
 //!   first mutation and leaves it untouched when it refuses.
 
 pub mod bounds_checks;
 pub mod dce;
 pub mod dead_arg_elim;
+pub mod dead_global_elim;
 pub mod destructure_cfg;
 pub mod gvn;
 pub mod hoist_allocas;
 pub mod inline;
 pub mod mem2reg;
+pub mod phi_cleanup;
+pub mod private_to_function;
 pub mod reg2mem;
 pub mod restructure_cfg;
 pub mod simplify_cfg;

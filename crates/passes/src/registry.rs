@@ -1,8 +1,9 @@
 //! Passes by name. The names are the kebab-case names `oxir opt --passes` takes.
 
 use crate::passes::{
-    bounds_checks, dce, dead_arg_elim, destructure_cfg, hoist_allocas, inline, mem2reg, reg2mem,
-    restructure_cfg, simplify_cfg, unused_callable_removal,
+    algebraic_simplify, bounds_checks, const_fold, dce, dead_arg_elim, destructure_cfg,
+    hoist_allocas, inline, mem2reg, reg2mem, restructure_cfg, simplify_cfg,
+    unused_callable_removal,
 };
 use crate::pipeline::{PassFn, PassOutcome};
 use oxir_ir::Module;
@@ -42,4 +43,7 @@ registry! {
     "unused-callable-removal" => unused_callable_removal::run_on_module,
     "dead-arg-elim" => dead_arg_elim::run_on_module,
     "bounds-checks" => bounds_checks::run_on_module,
+    "const-fold" => const_fold::run_on_module,
+    "algebraic-simplify" => algebraic_simplify::run_on_module,
+    "fast-math-simplify" => algebraic_simplify::run_fast_math_on_module,
 }

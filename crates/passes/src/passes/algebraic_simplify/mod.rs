@@ -57,7 +57,7 @@ pub mod rules;
 
 use crate::const_values::{const_of, lanes, lanes_const, scalar_or_vector};
 use crate::pass_info;
-use crate::util::definitions;
+use crate::util::{definitions, rewritable_instructions};
 use oxir_ir::{Func, Function, Inst, Module, Opcode, Payload, Value};
 use rules::{scalar_of, Family, Replacement, Rule, COMMUTATIVE, RULES};
 
@@ -118,7 +118,7 @@ pub fn run_fast_math_on_function(module: &mut Module, func: Func) -> AlgebraicSi
 fn run(module: &mut Module, func: Func, fast_math: bool) -> AlgebraicSimplifyInfo {
     let mut info = AlgebraicSimplifyInfo::default();
     loop {
-        let Some(insts) = candidates(module, func) else {
+        let Some(insts) = rewritable_instructions(module, func) else {
             return info;
         };
         let mut changed = false;
@@ -148,24 +148,6 @@ fn family_counter(info: &mut AlgebraicSimplifyInfo, family: Family) -> &mut u64 
         Family::Composite => &mut info.composite_count,
         Family::Conversion => &mut info.conversion_count,
     }
-}
-
-/// Placed non-terminator instructions without semantic metadata, in layout order.
-fn candidates(module: &Module, func: Func) -> Option<Vec<Inst>> {
-    let f = module.functions.get(func)?;
-    if !f.is_definition() {
-        return None;
-    }
-    Some(
-        f.layout
-            .blocks()
-            .flat_map(|b| f.layout.block_insts(b))
-            .filter(|&i| {
-                !f.dfg.inst(i).opcode.is_terminator()
-                    && !f.dfg.metadata(i).is_some_and(|md| md.is_annotated())
-            })
-            .collect(),
-    )
 }
 
 /// Moves a constant left operand of a commutative operation to the right.

@@ -64,7 +64,7 @@ pub mod safety;
 
 use crate::const_values::{composite_const, lanes_const, materialize};
 use crate::pass_info;
-use crate::util::definitions;
+use crate::util::{definitions, rewritable_instructions};
 use cranelift_entity::SecondaryMap;
 use eval::{evaluate, Built, Candidate, FoldKind, Folded, Outcome};
 use oxir_ir::{Const, Func, Inst, Module};
@@ -99,7 +99,7 @@ pub fn run_on_function(module: &mut Module, func: Func) -> ConstFoldInfo {
     let mut info = ConstFoldInfo::default();
     let mut refused: SecondaryMap<Inst, bool> = SecondaryMap::new();
     loop {
-        let Some(insts) = placed_instructions(module, func) else {
+        let Some(insts) = rewritable_instructions(module, func) else {
             return info;
         };
         let mut folded = false;
@@ -129,24 +129,6 @@ pub fn run_on_function(module: &mut Module, func: Func) -> ConstFoldInfo {
             return info;
         }
     }
-}
-
-/// The non-terminator instructions of `func` without semantic metadata, in layout order.
-fn placed_instructions(module: &Module, func: Func) -> Option<Vec<Inst>> {
-    let f = module.functions.get(func)?;
-    if !f.is_definition() {
-        return None;
-    }
-    Some(
-        f.layout
-            .blocks()
-            .flat_map(|b| f.layout.block_insts(b))
-            .filter(|&i| {
-                !f.dfg.inst(i).opcode.is_terminator()
-                    && !f.dfg.metadata(i).is_some_and(|md| md.is_annotated())
-            })
-            .collect(),
-    )
 }
 
 /// Interns the folded value, replaces the result's uses by it and removes `inst`.

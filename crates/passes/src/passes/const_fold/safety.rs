@@ -303,6 +303,7 @@ fn exact_arith(lane: &Lane<'_>) -> Option<bool> {
         Opcode::Add => exact_sum(s, a, b, r),
         Opcode::Sub => exact_sum(s, a, sem::unary(Opcode::Neg, s, b).ok()?, r),
         Opcode::Mul => exact_product(s, a, b, r),
+        // wildcard-ok: only the `ExactFloatResult` class (add, sub, mul) reaches here; any other op is refused
         _ => None,
     }
 }

@@ -418,7 +418,9 @@ pub struct OpInfo {
     pub convergent: bool,
     /// Constant folding may evaluate this op on constant operands: its result on every
     /// scalar type is defined exactly by the scalar-semantics module, so a folded result
-    /// equals what the interpreter computes.
+    /// equals what the interpreter computes, and targets do not approximate it (`sqrt`
+    /// and `fma` are not foldable: Vulkan's `sqrt` has 2 ULP and its `fma` may be
+    /// unfused). `const-fold` adds per-lane conditions (`passes/const_fold/safety.rs`).
     pub foldable: bool,
     /// The type rule the verifier and builder apply.
     pub rule: TypeRule,
@@ -500,7 +502,7 @@ declare_ops! {
     Log2 = "log2", family: ElementaryFunction, format: Plain, arity: Fixed(1), effect: Pure, convergent: false, foldable: false, rule: R::SameFloat;
     Log10 = "log10", family: ElementaryFunction, format: Plain, arity: Fixed(1), effect: Pure, convergent: false, foldable: false, rule: R::SameFloat;
     Pow = "pow", family: ElementaryFunction, format: Plain, arity: Fixed(2), effect: Pure, convergent: false, foldable: false, rule: R::SameFloat;
-    Sqrt = "sqrt", family: FloatArithmetic, format: Plain, arity: Fixed(1), effect: Pure, convergent: false, foldable: true, rule: R::SameFloat;
+    Sqrt = "sqrt", family: FloatArithmetic, format: Plain, arity: Fixed(1), effect: Pure, convergent: false, foldable: false, rule: R::SameFloat;
     InverseSqrt = "inverse_sqrt", family: FloatArithmetic, format: Plain, arity: Fixed(1), effect: Pure, convergent: false, foldable: false, rule: R::SameFloat;
     Ceil = "ceil", family: FloatArithmetic, format: Plain, arity: Fixed(1), effect: Pure, convergent: false, foldable: true, rule: R::SameFloat;
     Floor = "floor", family: FloatArithmetic, format: Plain, arity: Fixed(1), effect: Pure, convergent: false, foldable: true, rule: R::SameFloat;
@@ -511,7 +513,7 @@ declare_ops! {
     /// Round half to even.
     RoundEven = "round_even", family: FloatArithmetic, format: Plain, arity: Fixed(1), effect: Pure, convergent: false, foldable: true, rule: R::SameFloat;
     /// Fused multiply-add `a * b + c` with one rounding.
-    Fma = "fma", family: FloatArithmetic, format: Plain, arity: Fixed(3), effect: Pure, convergent: false, foldable: true, rule: R::SameFloat;
+    Fma = "fma", family: FloatArithmetic, format: Plain, arity: Fixed(3), effect: Pure, convergent: false, foldable: false, rule: R::SameFloat;
     CopySign = "copysign", family: FloatArithmetic, format: Plain, arity: Fixed(2), effect: Pure, convergent: false, foldable: true, rule: R::SameFloat;
     Saturate = "saturate", family: FloatArithmetic, format: Plain, arity: Fixed(1), effect: Pure, convergent: false, foldable: true, rule: R::SameFloat;
     /// `step edge, x`: 0 if x < edge else 1.

@@ -14,6 +14,7 @@
 //! - [`pipelines`]: the driver pipelines as data (`normalize`, `structurize`).
 
 pub mod analysis;
+pub mod const_values;
 pub mod passes;
 pub mod pipeline;
 pub mod pipelines;

@@ -7,8 +7,9 @@
 //! - `structurize`, the tail for structured back-ends: `reg2mem → restructure-cfg →
 //!   verify(unique merges, canonical break/continue)`.
 //! - `ssa-optimization`, the optimiser on plain SSA after `normalize` (what `-O` adds):
-//!   the [`SSA_ROUND`] passes repeated to a fixed point (at most
-//!   [`SSA_ROUND_LIMIT`] rounds), then `verify(reachable blocks)`;
+//!   `private-to-function → mem2reg`, the [`SSA_ROUND`] passes repeated to a fixed point
+//!   (at most [`SSA_ROUND_LIMIT`] rounds), `dead-global-elim → dce`, then
+//!   `verify(reachable blocks)`;
 //! - `post-restructure-cleanup`, after `structurize` (and the `mem2reg` a structured
 //!   back-end runs after it): [`POST_RESTRUCTURE_ROUND`] to a fixed point.
 //!
@@ -36,10 +37,20 @@ pub const PIPELINE_NAMES: [&str; 4] = [
     "post-restructure-cleanup",
 ];
 
-/// One round of `ssa-optimization`, in order. `gvn` first (it exposes dead code and
-/// equal branch conditions), `simplify-cfg` after it (folded branches merge blocks, which
-/// gives `gvn` longer straight-line runs in the next round), `dce` last.
-pub const SSA_ROUND: &[&str] = &["gvn", "simplify-cfg", "dce"];
+/// One round of `ssa-optimization`, in order: constants first (`const-fold`, then the
+/// identities of `algebraic-simplify`, which folded operands expose), `gvn` (forwarded
+/// stores give `const-fold` new constants next round), `simplify-cfg` (folds the
+/// branches on constant conditions and merges blocks, which gives `gvn` longer
+/// single-predecessor chains), `phi-cleanup` (parameters that became trivial when
+/// branches folded), `dce` last.
+pub const SSA_ROUND: &[&str] = &[
+    "const-fold",
+    "algebraic-simplify",
+    "gvn",
+    "simplify-cfg",
+    "phi-cleanup",
+    "dce",
+];
 
 /// Rounds `ssa-optimization` may take before it reports an iteration limit. Every pass
 /// of a round only removes instructions or blocks, so each round that changes something
@@ -47,7 +58,7 @@ pub const SSA_ROUND: &[&str] = &["gvn", "simplify-cfg", "dce"];
 pub const SSA_ROUND_LIMIT: u32 = 16;
 
 /// One round of `post-restructure-cleanup`: passes that keep structured control flow.
-pub const POST_RESTRUCTURE_ROUND: &[&str] = &["gvn", "dce"];
+pub const POST_RESTRUCTURE_ROUND: &[&str] = &["const-fold", "algebraic-simplify", "gvn", "dce"];
 
 /// The pipeline called `name`.
 pub fn by_name(name: &str) -> Option<PassPipeline> {
@@ -121,7 +132,14 @@ fn group(names: &[&str]) -> PassPipeline {
 /// The optimiser on plain SSA, as `normalize` leaves it (see the module docs).
 pub fn ssa_optimization() -> PassPipeline {
     let mut p = PassPipeline::new();
+    // Private globals of entry points become allocas that mem2reg promotes; after
+    // `normalize`, no callable that names them is left (`unused-callable-removal`).
+    add(&mut p, "private-to-function");
+    add(&mut p, "mem2reg");
     p.add_fixed_point("ssa-round", group(SSA_ROUND), SSA_ROUND_LIMIT);
+    // Write-only private and workgroup globals, and what computed their addresses.
+    add(&mut p, "dead-global-elim");
+    add(&mut p, "dce");
     let reachable = VerifierOptions {
         require_reachable_blocks: true,
         ..VerifierOptions::default()

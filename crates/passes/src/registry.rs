@@ -1,9 +1,9 @@
 //! Passes by name. The names are the kebab-case names `oxir opt --passes` takes.
 
 use crate::passes::{
-    bounds_checks, dce, dead_arg_elim, dead_global_elim, destructure_cfg, gvn, hoist_allocas,
-    inline, mem2reg, phi_cleanup, private_to_function, reg2mem, restructure_cfg, simplify_cfg,
-    unused_callable_removal,
+    algebraic_simplify, bounds_checks, const_fold, dce, dead_arg_elim, dead_global_elim,
+    destructure_cfg, gvn, hoist_allocas, inline, mem2reg, phi_cleanup, private_to_function,
+    reg2mem, restructure_cfg, simplify_cfg, unused_callable_removal,
 };
 use crate::pipeline::{PassFn, PassOutcome};
 use oxir_ir::Module;
@@ -47,4 +47,7 @@ registry! {
     "private-to-function" => private_to_function::run_on_module,
     "phi-cleanup" => phi_cleanup::run_on_module,
     "dead-global-elim" => dead_global_elim::run_on_module,
+    "const-fold" => const_fold::run_on_module,
+    "algebraic-simplify" => algebraic_simplify::run_on_module,
+    "fast-math-simplify" => algebraic_simplify::run_fast_math_on_module,
 }

@@ -3,7 +3,7 @@
 
 use cranelift_entity::packed_option::PackedOption;
 use cranelift_entity::{PrimaryMap, SecondaryMap};
-use oxir_ir::{Func, Function, Global, GlobalData, Module};
+use oxir_ir::{Func, Function, Global, GlobalData, Inst, Module};
 
 /// Whether `func` has any structured terminator (`if`, `loop`, `simple_loop`, `switch`) or
 /// `break` / `continue` in its layout. Passes that need a plain CFG check this first.
@@ -53,4 +53,24 @@ pub fn remove_globals(module: &mut Module, remove: impl Fn(Global) -> bool) -> u
             .remap_globals(|g| renumbered.get(g).and_then(|n| n.expand()));
     }
     removed as u64
+}
+
+/// The placed non-terminator instructions of `func` without semantic metadata
+/// ([`oxir_ir::Metadata::is_annotated`]), in layout order: what local rewriting passes
+/// (`const-fold`, `algebraic-simplify`) may replace. `None` for a declaration.
+pub fn rewritable_instructions(module: &Module, func: Func) -> Option<Vec<Inst>> {
+    let f = module.functions.get(func)?;
+    if !f.is_definition() {
+        return None;
+    }
+    Some(
+        f.layout
+            .blocks()
+            .flat_map(|b| f.layout.block_insts(b))
+            .filter(|&i| {
+                !f.dfg.inst(i).opcode.is_terminator()
+                    && !f.dfg.metadata(i).is_some_and(|md| md.is_annotated())
+            })
+            .collect(),
+    )
 }

@@ -35,7 +35,7 @@
 //!   else 1. The elementary functions (`sin`, `exp`, `pow`, ...; see
 //!   [`crate::ops::OpFamily::ElementaryFunction`]) use the host's libm: GPUs approximate
 //!   them, so constant folding must not evaluate them (the op table marks them not
-//!   foldable), and so are `inverse_sqrt`, `smoothstep` and `mix`.
+//!   foldable), and so are `sqrt`, `inverse_sqrt`, `fma`, `smoothstep` and `mix`.
 //! - **Conversions** ([`convert`]): float to integer truncates toward zero, saturates to
 //!   the target range and maps NaN to 0 (WGSL); integer to float rounds to nearest even;
 //!   to `bool` compares with zero (so NaN converts to true); `bool` to a number is 0 or

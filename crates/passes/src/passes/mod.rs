@@ -12,7 +12,9 @@
 //!   `dead-global-elim`, has only `run_on_module` and says so in its doc). A pass that can refuse checks the whole function or module before its
 //!   first mutation and leaves it untouched when it refuses.
 
+pub mod algebraic_simplify;
 pub mod bounds_checks;
+pub mod const_fold;
 pub mod dce;
 pub mod dead_arg_elim;
 pub mod dead_global_elim;

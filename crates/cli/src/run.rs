@@ -64,7 +64,8 @@ pub struct RunArgs {
     #[arg(long)]
     pub stage: Option<StageArg>,
     /// Optimisation level: `-O0` (front-end output as is, the default) or `-O` / `-O1`
-    /// (the normalize pipeline first).
+    /// (on the interpreter: `normalize` and `ssa-optimization` first, what
+    /// `oxir compile --target oxir -O` prints).
     #[arg(short = 'O', value_name = "LEVEL", num_args = 0..=1, default_missing_value = "1")]
     pub opt: Option<RunOptLevelArg>,
     /// The executor (with `vulkan`, a `.spv` INPUT runs as it is).
@@ -96,6 +97,11 @@ pub struct RunArgs {
     /// Out-of-bounds accesses are errors instead of WGSL robust access.
     #[arg(long)]
     pub strict_bounds: bool,
+    /// Print the number of IR instructions the interpreter executed on stderr
+    /// (`executed N instructions`; interp only): the deterministic measure of run-time
+    /// work, to compare `-O0` with `-O`.
+    #[arg(long)]
+    pub count: bool,
     /// Shuffle the invocation order within workgroups with this seed.
     #[arg(long, value_name = "SEED")]
     pub shuffle: Option<u64>,
@@ -431,6 +437,7 @@ pub(crate) fn refuse_interpreter_options(args: &RunArgs, engine: &str) -> Result
         (args.max_instructions.is_some(), "--max-instructions"),
         (args.strict_bounds, "--strict-bounds"),
         (args.max_memory.is_some(), "--max-memory"),
+        (args.count, "--count"),
     ] {
         if given {
             return Err(usage(format!(
@@ -461,9 +468,13 @@ fn run_interp(args: RunArgs) -> Result<(), Failure> {
     let mut module = crate::shaders::load(&args.input, lower_entry, args.stage)?;
     let name = args.input.display().to_string();
     if request.optimize {
-        let run = oxir_passes::pipelines::normalize_with(args.bounds_checks.unwrap_or_default())
-            .run(&mut module);
-        if let Some(error) = &run.error {
+        let bounds = args.bounds_checks.unwrap_or_default();
+        let pipeline = oxir_driver::target_pipeline(
+            oxir_driver::Target::Oxir,
+            oxir_driver::OptLevel::O1,
+            bounds,
+        );
+        if let Some(error) = pipeline.and_then(|p| p.run(&mut module).error) {
             eprintln!("{name}: error: pass {error}");
             return Err(Failure::Rejected);
         }
@@ -506,6 +517,9 @@ fn run_interp(args: RunArgs) -> Result<(), Failure> {
     })?;
     for line in &report.prints {
         eprintln!("{line}");
+    }
+    if args.count {
+        eprintln!("executed {} instructions", report.executed);
     }
     let mut textures = BTreeMap::new();
     for (_, g) in module.globals.iter() {

@@ -156,6 +156,8 @@ struct Tally {
     textured: Vec<String>,
     /// Seeded textures of the kernels compared with textures.
     seeded_textures: usize,
+    /// Kernels whose `-O` SPIR-V gave the `-O0` bytes on Vulkan.
+    optimized_equal: usize,
     failures: Vec<String>,
 }
 
@@ -331,6 +333,35 @@ fn check(case: &Case, dir: &Path, tally: &mut Tally, ints: Ints) {
     } else {
         tally.bounded.push((label.clone(), max));
     }
+    // `-O` on the GPU: the same bytes as `-O0` (order-dependent words masked).
+    let mut optimized_args = vulkan_args.clone();
+    optimized_args.push("-O".into());
+    let optimized = oxir(
+        &optimized_args
+            .iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>(),
+    );
+    if optimized.status.code() != Some(0) {
+        tally.failures.push(format!(
+            "{label}: oxir run {} failed: {}",
+            strs(&optimized_args),
+            stderr(&optimized)
+        ));
+        return;
+    }
+    let mut o0 = parse_lines(&stdout(&vulkan));
+    let mut o1 = parse_lines(&stdout(&optimized));
+    mask(&mut o0, &mut o1, &unstable);
+    if o0 != o1 {
+        tally.failures.push(format!(
+            "{label}: -O0 and -O differ on Vulkan:\n{}\n{}",
+            stdout(&vulkan),
+            stdout(&optimized)
+        ));
+        return;
+    }
+    tally.optimized_equal += 1;
     if ints == Ints::Any {
         // naga's bounds checks differ from WGSL's on atomics (see `naga_spirv`).
         return;
@@ -446,7 +477,7 @@ fn interp_vulkan_and_naga_spirv_agree() {
     }
     eprintln!(
         "vulkan: {} compute kernels; {} equal byte for byte, {} within the ULP bound, {} skipped; \
-         naga's SPIR-V compared on {} ({} skipped); {:.1} s",
+         -O equal to -O0 on {}; naga's SPIR-V compared on {} ({} skipped); {:.1} s",
         cases.len(),
         tally.exact,
         tally
@@ -455,6 +486,7 @@ fn interp_vulkan_and_naga_spirv_agree() {
             .filter(|(l, _)| !l.ends_with("(naga)"))
             .count(),
         tally.skipped.len(),
+        tally.optimized_equal,
         tally.naga_compared,
         tally.naga_skipped.len(),
         started.elapsed().as_secs_f64()
@@ -493,6 +525,11 @@ fn interp_vulkan_and_naga_spirv_agree() {
         tally.exact >= 5,
         "only {} kernels compared exactly",
         tally.exact
+    );
+    assert!(
+        tally.optimized_equal >= 5,
+        "only {} kernels compared at -O",
+        tally.optimized_equal
     );
 }
 

@@ -22,6 +22,8 @@ pub mod registry;
 pub mod report;
 pub mod util;
 
-pub use pipeline::{PassOutcome, PassPipeline, PipelineError, PipelineErrorKind, Record, Stats};
+pub use pipeline::{
+    ModuleShape, PassOutcome, PassPipeline, PipelineError, PipelineErrorKind, Record, Stats,
+};
 pub use report::{PassInfo, PassReport};
 pub use report::{Refusal, RefusalReason, RefusalSite};

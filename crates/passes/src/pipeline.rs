@@ -26,7 +26,7 @@ use crate::report::{PassInfo, PassReport, Refusal};
 use oxir_ir::printer::{print_module, View};
 use oxir_ir::verifier::{verify_module, VerifierOptions};
 use oxir_ir::Module;
-use std::fmt::Write;
+use std::fmt::{self, Write};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -89,6 +89,65 @@ pub struct Record {
     pub children: Vec<Record>,
     /// Whether this record is a group (fixed point or sequence).
     pub is_group: bool,
+    /// The module's shape after this entry: recorded for groups and for the entries of
+    /// the outermost pipeline (the stages), `None` for passes inside a group.
+    pub shape: Option<ModuleShape>,
+}
+
+/// What the seed's debugging recipe counts after each stage, over every function body.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct ModuleShape {
+    /// Blocks in function layouts.
+    pub blocks: u64,
+    /// Placed instructions, terminators included.
+    pub instructions: u64,
+    /// Structured terminators: `if`, `loop`, `simple_loop`, `switch`.
+    pub structured_terminators: u64,
+    /// `call` instructions.
+    pub calls: u64,
+    /// `alloca` instructions.
+    pub allocas: u64,
+    /// Block parameters of non-entry blocks (entry parameters are function parameters).
+    pub block_params: u64,
+}
+
+impl ModuleShape {
+    /// Counts `module`.
+    pub fn of(module: &Module) -> ModuleShape {
+        let mut shape = ModuleShape::default();
+        for func in module.functions.values() {
+            let entry = func.layout.entry_block();
+            for block in func.layout.blocks() {
+                shape.blocks += 1;
+                if Some(block) != entry {
+                    shape.block_params += func.dfg.block_params(block).len() as u64;
+                }
+                for inst in func.layout.block_insts(block) {
+                    shape.instructions += 1;
+                    let opcode = func.dfg.inst(inst).opcode;
+                    shape.structured_terminators += u64::from(opcode.is_structured());
+                    shape.calls += u64::from(opcode == oxir_ir::Opcode::Call);
+                    shape.allocas += u64::from(opcode == oxir_ir::Opcode::Alloca);
+                }
+            }
+        }
+        shape
+    }
+}
+
+impl fmt::Display for ModuleShape {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "blocks {}, instructions {}, structured terminators {}, calls {}, allocas {}, block parameters {}",
+            self.blocks,
+            self.instructions,
+            self.structured_terminators,
+            self.calls,
+            self.allocas,
+            self.block_params
+        )
+    }
 }
 
 impl Record {
@@ -103,6 +162,7 @@ impl Record {
             report: PassReport::new(),
             children: Vec::new(),
             is_group,
+            shape: None,
         }
     }
 
@@ -238,6 +298,9 @@ impl Stats {
                 if *value != 0 {
                     let _ = writeln!(out, "{indent}    {key}: {value}");
                 }
+            }
+            if let Some(shape) = &record.shape {
+                let _ = writeln!(out, "{indent}    after: {shape}");
             }
             for child in &record.children {
                 line(out, child, depth + 1);
@@ -465,6 +528,9 @@ impl Runner {
         };
         let mut record = record;
         record.elapsed = start.elapsed();
+        if depth == 0 || record.is_group {
+            record.shape = Some(ModuleShape::of(module));
+        }
         if self.settings.trace {
             let state = if record.changed {
                 "changed"

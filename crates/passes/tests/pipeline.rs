@@ -270,3 +270,52 @@ fn dump_dir_gets_before_and_after_texts() {
     assert!(before.contains("callable @f()"));
     assert_eq!(before, after);
 }
+
+/// `Stats` records the module's shape after each stage (outermost entries and groups) and
+/// not after passes inside a group; the counts are those of the text, counted by hand.
+#[test]
+fn stages_record_the_module_shape() {
+    let text = "
+callable @g(i32) -> i32 {
+block0(v0: i32):
+    return v0
+}
+kernel @k() workgroup_size(1, 1, 1) {
+block0:
+    v0: ptr<function, i32> = alloca
+    v1: i32 = load v0
+    v2: i32 = call @g(v1)
+    v3: bool = eq v2, v1
+    if v3, then block1, else block2, merge block3
+block1:
+    br block3
+block2:
+    br block3
+block3:
+    return
+}";
+    let mut module = parse_module(text).expect("valid text");
+    let mut inner = PassPipeline::new();
+    inner.add("noop", |_m: &mut Module| PassOutcome {
+        changed: false,
+        report: PassReport::new(),
+        failure: None,
+    });
+    let mut p = PassPipeline::new();
+    p.add_sequence("stage", inner);
+    let stats = p.run(&mut module);
+    let stage = stats.find("stage").expect("stage record");
+    assert_eq!(
+        stage.shape,
+        Some(oxir_passes::ModuleShape {
+            blocks: 5,
+            instructions: 9,
+            structured_terminators: 1,
+            calls: 1,
+            allocas: 1,
+            block_params: 0,
+        })
+    );
+    assert_eq!(stage.children[0].shape, None);
+    assert!(stats.log("p").contains("after: blocks 5, instructions 9"));
+}

@@ -11,43 +11,11 @@
 //!
 //! `cargo run -p oxir --example bounds_cost` (add `--release` for speed; the figures are counts).
 
-use oxir_driver::{BoundsPolicy, CompileOptions, GlslStage, Input, Policy, Target};
-use oxir_interp::{Buffers, Options};
+mod common;
+
+use common::{input, shader_files};
+use oxir_driver::{BoundsPolicy, CompileOptions, Policy, Target};
 use oxir_ir::{FunctionKind, Module};
-use std::path::PathBuf;
-
-fn shader_files() -> Vec<PathBuf> {
-    let mut dirs = vec![oxir_test_support::repo_root().join("tests/shaders")];
-    match oxir_test_support::corpus_dir() {
-        Some(corpus) => {
-            for sub in ["naga", "wgpu-examples"] {
-                dirs.push(corpus.join(sub));
-            }
-        }
-        None => eprintln!("no shader corpus (OXIR_CORPUS_DIR): tests/shaders only"),
-    }
-    let mut files: Vec<PathBuf> = dirs
-        .iter()
-        .flat_map(|d| std::fs::read_dir(d).into_iter().flatten().flatten())
-        .map(|e| e.path())
-        .filter(|p| {
-            matches!(
-                p.extension().and_then(|e| e.to_str()),
-                Some("wgsl" | "comp")
-            )
-        })
-        .collect();
-    files.sort();
-    files
-}
-
-fn input<'a>(name: &'a str, text: &'a str) -> Input<'a> {
-    if name.ends_with(".comp") {
-        Input::glsl(name, text, GlslStage::Compute)
-    } else {
-        Input::wgsl(name, text)
-    }
-}
 
 fn words(name: &str, text: &str, policy: Policy) -> Option<usize> {
     let options = CompileOptions {
@@ -58,42 +26,12 @@ fn words(name: &str, text: &str, policy: Policy) -> Option<usize> {
     artifact.as_words().map(<[u32]>::len)
 }
 
-fn random_inputs(module: &Module, seed: u64) -> Option<Buffers> {
-    let sizes = oxir_interp::bindings(module).ok()?;
-    Some(
-        sizes
-            .iter()
-            .enumerate()
-            .map(|(i, (&k, info))| {
-                let size = info.min_size as usize + if info.runtime_sized { 512 } else { 0 };
-                (k, oxir_interp::random_bytes(size, seed + i as u64))
-            })
-            .collect(),
-    )
-}
-
 /// Instructions executed by every kernel of `module` under `policy`.
 fn executed(module: &Module, policy: Policy) -> Option<u64> {
-    let mut m = module.clone();
-    let stats = oxir_passes::pipelines::normalize_with(BoundsPolicy::uniform(policy)).run(&mut m);
-    if !stats.succeeded() {
-        return None;
-    }
-    let mut total = 0;
-    for f in m.functions.values() {
-        if !matches!(f.kind, FunctionKind::Kernel { .. }) {
-            continue;
-        }
-        let mut buffers = random_inputs(&m, 7)?;
-        let options = Options {
-            max_instructions: 20_000_000,
-            ..Options::default()
-        };
-        total += oxir_interp::dispatch(&m, &f.name, [2, 1, 1], &mut buffers, &options)
-            .ok()?
-            .executed;
-    }
-    Some(total)
+    common::executed(
+        module,
+        &oxir_passes::pipelines::normalize_with(BoundsPolicy::uniform(policy)),
+    )
 }
 
 fn main() {

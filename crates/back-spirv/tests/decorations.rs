@@ -10,7 +10,15 @@ use std::collections::BTreeSet;
 
 fn compile(text: &str, env: TargetEnv) -> Module {
     let m = oxir_ir::parser::parse_module(text).unwrap_or_else(|e| panic!("{e}\n{text}"));
-    let words = write_module(&m, &Options { target_env: env }).unwrap_or_else(|e| panic!("{e}"));
+    let words = write_module(
+        &m,
+        // The tests find variables by their names.
+        &Options {
+            target_env: env,
+            debug_names: true,
+        },
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
     rspirv::dr::load_words(&words).unwrap()
 }
 

@@ -711,7 +711,10 @@ fn all_instances() -> Vec<(String, Module)> {
 }
 
 fn check_env(env: TargetEnv, validate: bool) {
-    let options = Options { target_env: env };
+    let options = Options {
+        target_env: env,
+        ..Options::default()
+    };
     let modules = all_instances();
     let mut failures = Vec::new();
     let mut validated: BTreeSet<Opcode> = BTreeSet::new();

@@ -332,7 +332,7 @@ impl Writer<'_> {
             spirv::ExecutionModel::Vertex => {}
             other => return Err(format!("execution model {other:?}").into()),
         }
-        self.b.name(fid, f.name.clone());
+        self.debug_name(fid, &f.name);
         Ok(())
     }
 

@@ -282,6 +282,13 @@ impl<'a> Writer<'a> {
         args.iter().map(|&a| Operand::IdRef(a)).collect()
     }
 
+    /// An `OpName` for `id`, when debug names are asked for.
+    fn debug_name(&mut self, id: Word, name: &str) {
+        if self.options.debug_names {
+            self.b.name(id, name);
+        }
+    }
+
     fn mark_global(&mut self, id: Word) {
         if self.options.target_env.spirv_version() >= (1, 4) && !self.interface.contains(&id) {
             self.interface.push(id);

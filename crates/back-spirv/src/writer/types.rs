@@ -306,7 +306,7 @@ impl Writer<'_> {
                 _ => None,
             };
             let id = self.b.variable(pt, None, class, init);
-            self.b.name(id, data.name.clone());
+            self.debug_name(id, &data.name);
             if let Some(binding) = data.binding {
                 self.b.decorate(
                     id,

@@ -52,6 +52,7 @@
 //! - **Capabilities and extensions** are declared only when something uses them.
 //! - **Debug names** only with [`Options::debug_names`]: `OpName` on functions and global
 //!   variables (no member names, no names of values or types).
+//! - **Types and constants** are declared once each (see module `writer`'s interning).
 //!
 //! ## What is refused (exit 1, `unsupported: ...`)
 //!

@@ -1,11 +1,13 @@
 //! Every module these tests produce must pass `spirv-val` (skipped with a visible message
-//! when `spirv-val` is not installed; `scripts/test.sh` installs it). The project and
-//! corpus tests also print the total words written (Vulkan 1.1, without and with debug
-//! names).
+//! when `spirv-val` is not installed; `scripts/test.sh` installs it), and must declare no
+//! type or constant twice (`oxir_test_support::spirv_duplicates`; layout variants of a
+//! type are allowed). The project and corpus tests also print the total words written
+//! (Vulkan 1.1, without and with debug names).
 
 use oxir_naga::{GlslStage, LowerOptions, ShaderSource};
 use oxir_spirv::{compile, Error, Options, TargetEnv};
 use oxir_test_support::corpus_dir;
+use oxir_test_support::spirv_duplicates::duplicates;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -101,9 +103,10 @@ struct Tally {
     counts: std::collections::BTreeMap<&'static str, Counts>,
     reasons: std::collections::BTreeMap<String, u32>,
     front_end: std::collections::BTreeMap<String, u32>,
-    /// Words without debug names, and with them.
+    /// Words without debug names, with them, and the layout variants among the types.
     words: usize,
     words_with_names: usize,
+    layout_variants: usize,
 }
 
 fn options(target_env: TargetEnv, debug_names: bool) -> Options {
@@ -113,9 +116,23 @@ fn options(target_env: TargetEnv, debug_names: bool) -> Options {
     }
 }
 
-/// The failures of one written module: spirv-val's verdict.
+/// The failures of one written module: duplicate declarations, and spirv-val's verdict.
 fn check_words(words: &[u32], env: TargetEnv, validate: bool, what: &str) -> Vec<String> {
     let mut failures = Vec::new();
+    let dups = duplicates(words);
+    if !dups.is_empty() {
+        failures.push(format!(
+            "{what}: {} duplicate types, {} duplicate constants:\n  {}",
+            dups.types.len(),
+            dups.constants.len(),
+            dups.types
+                .iter()
+                .chain(&dups.constants)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join("\n  ")
+        ));
+    }
     if validate {
         if let Err(msg) = spirv_val(words, env) {
             failures.push(format!("{what}: spirv-val: {msg}"));
@@ -124,8 +141,8 @@ fn check_words(words: &[u32], env: TargetEnv, validate: bool, what: &str) -> Vec
     failures
 }
 
-/// Compiles every entry point of `path` for every environment, checks determinism and
-/// validates, with and without debug names; refusals (`Unsupported`) are counted with their
+/// Compiles every entry point of `path` for every environment, checks determinism, the
+/// absence of duplicates and validates; refusals (`Unsupported`) are counted with their
 /// reason. Returns failures.
 fn check_file(path: &Path, validate: bool, tally: &mut Tally) -> Vec<String> {
     let mut failures = Vec::new();
@@ -161,6 +178,7 @@ fn check_file(path: &Path, validate: bool, tally: &mut Tally) -> Vec<String> {
                     failures.extend(check_words(&words, env, validate, &what));
                     if env == TargetEnv::default() {
                         tally.words += words.len();
+                        tally.layout_variants += duplicates(&words).layout_variants;
                         let named = compile(&module, &options(env, true)).unwrap();
                         tally.words_with_names += named.len();
                         failures.extend(check_names(&words, &named, &what));
@@ -226,8 +244,8 @@ fn report(what: &str, tally: &Tally) {
         println!("  front-end: {why}: {n}");
     }
     println!(
-        "{what}: {} SPIR-V words for vulkan1.1 ({} with debug names)",
-        tally.words, tally.words_with_names
+        "{what}: {} SPIR-V words for vulkan1.1 ({} with debug names); {} type layout variants",
+        tally.words, tally.words_with_names, tally.layout_variants
     );
 }
 

@@ -50,6 +50,9 @@
 //!   otherwise); `select` of composites (`OpSelect` from SPIR-V 1.4, per member below);
 //!   derivatives (`DerivativeControl` for the coarse and fine forms).
 //! - **Capabilities and extensions** are declared only when something uses them.
+//! - **Debug names** only with [`Options::debug_names`]: `OpName` on functions and global
+//!   variables (no member names, no names of values or types).
+//! - **Types and constants** are declared once each (see module `writer`'s interning).
 //!
 //! ## What is refused (exit 1, `unsupported: ...`)
 //!
@@ -131,6 +134,11 @@ impl TargetEnv {
 pub struct Options {
     /// The Vulkan environment the module is written for.
     pub target_env: TargetEnv,
+    /// Write debug names: an `OpName` on every function and global variable (default:
+    /// none). They change nothing else: the module without them is the module with them
+    /// minus its `OpName` instructions. Entry-point names in `OpEntryPoint` are not debug
+    /// information and are always written.
+    pub debug_names: bool,
 }
 
 /// Where in the module an error arose: the function (`@name`), block (`blockN`) and

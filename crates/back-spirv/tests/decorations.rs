@@ -1,7 +1,7 @@
 //! Unit tests of what the writer declares: stage-interface decorations (Location,
 //! interpolation, built-ins, Flat on integer fragment inputs), resource bindings on images
-//! and samplers, execution modes, entry-point interface lists per SPIR-V version, and
-//! capabilities only when used.
+//! and samplers, execution modes, entry-point interface lists per SPIR-V version,
+//! capabilities only when used, and declarations shared unless their layout differs.
 
 use oxir_spirv::{write_module, Options, TargetEnv};
 use rspirv::dr::{Module, Operand};
@@ -10,7 +10,15 @@ use std::collections::BTreeSet;
 
 fn compile(text: &str, env: TargetEnv) -> Module {
     let m = oxir_ir::parser::parse_module(text).unwrap_or_else(|e| panic!("{e}\n{text}"));
-    let words = write_module(&m, &Options { target_env: env }).unwrap_or_else(|e| panic!("{e}"));
+    let words = write_module(
+        &m,
+        // The tests find variables by their names.
+        &Options {
+            target_env: env,
+            debug_names: true,
+        },
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
     rspirv::dr::load_words(&words).unwrap()
 }
 
@@ -370,4 +378,71 @@ fn discard_is_kill_below_spirv_1_6_and_terminate_invocation_from_it() {
         };
         assert!(ops.contains(&want), "{}: {ops:?}", env.name());
     }
+}
+
+/// The `OpTypeStruct`s of `m` whose members are exactly `members`.
+fn structs_of(m: &Module, members: &[u32]) -> Vec<u32> {
+    let want: Vec<Operand> = members.iter().map(|&t| Operand::IdRef(t)).collect();
+    m.types_global_values
+        .iter()
+        .filter(|i| i.class.opcode == Op::TypeStruct && i.operands == want)
+        .filter_map(|i| i.result_id)
+        .collect()
+}
+
+#[test]
+fn declarations_are_shared_unless_their_layout_differs() {
+    // Two storage buffers of one struct type, the same struct in private memory, and the
+    // constant 2.0 written by two different oxir constants.
+    let text = "\
+struct %Pair { a: f32, b: f32 }
+const c0: u32 = 0
+const c1: f32 = 2.0
+const c2: f32 = 2.0
+global @src: storage(read) %Pair binding(0, 0)
+global @dst: storage(read_write) %Pair binding(0, 1)
+global @tmp: private %Pair
+kernel @main() workgroup_size(1, 1, 1) {
+block0:
+    v0: %Pair = load @src
+    store @tmp, v0
+    v1: ptr<storage(read_write), f32> = access @dst, c0
+    v2: ptr<storage(read), f32> = access @src, c0
+    v3: f32 = load v2
+    v4: f32 = mul v3, c1
+    v5: f32 = mul v4, c2
+    store v1, v5
+    return
+}
+";
+    let m = compile(text, TargetEnv::Vulkan1_1);
+    let float = m
+        .types_global_values
+        .iter()
+        .find(|i| i.class.opcode == Op::TypeFloat)
+        .and_then(|i| i.result_id)
+        .unwrap();
+    let pairs = structs_of(&m, &[float, float]);
+    // One Block struct with offsets for both buffers, one plain struct for private memory.
+    assert_eq!(pairs.len(), 2, "{pairs:?}");
+    let (block, plain): (Vec<u32>, Vec<u32>) = pairs
+        .iter()
+        .partition(|&&id| has(&m, id, Decoration::Block));
+    assert_eq!((block.len(), plain.len()), (1, 1), "{pairs:?}");
+    let offsets = |id: u32| {
+        m.annotations
+            .iter()
+            .filter(|i| i.class.opcode == Op::MemberDecorate && i.operands[0] == Operand::IdRef(id))
+            .count()
+    };
+    assert_eq!((offsets(block[0]), offsets(plain[0])), (2, 0));
+    let twos = m
+        .types_global_values
+        .iter()
+        .filter(|i| {
+            i.class.opcode == Op::Constant
+                && i.operands == [Operand::LiteralBit32(2.0f32.to_bits())]
+        })
+        .count();
+    assert_eq!(twos, 1, "2.0 is declared once");
 }

@@ -219,6 +219,7 @@ fn float_to_int_matches_the_interpreter_for_every_input_class() {
                 &module(buffer_from, from, to),
                 &Options {
                     target_env: TargetEnv::Vulkan1_1,
+                    ..Options::default()
                 },
             )
             .unwrap_or_else(|e| panic!("{} -> {}: {e}", type_name(from), type_name(to)));

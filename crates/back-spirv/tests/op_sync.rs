@@ -6,7 +6,8 @@
 //! each to the writer (`write_module`: verify, preflight, write) and:
 //!
 //! - when the preflight accepts the module, the writer must succeed and `spirv-val
-//!   --target-env vulkan1.1` must accept the result;
+//!   --target-env vulkan1.1` must accept the result, which declares no type or constant
+//!   twice (`oxir_test_support::spirv_duplicates`);
 //! - when the op table refuses the opcode, the preflight must refuse the module, naming
 //!   the opcode, so nothing is emitted;
 //! - every opcode the table marks written must be accepted and validated at least once.
@@ -711,7 +712,10 @@ fn all_instances() -> Vec<(String, Module)> {
 }
 
 fn check_env(env: TargetEnv, validate: bool) {
-    let options = Options { target_env: env };
+    let options = Options {
+        target_env: env,
+        ..Options::default()
+    };
     let modules = all_instances();
     let mut failures = Vec::new();
     let mut validated: BTreeSet<Opcode> = BTreeSet::new();
@@ -732,6 +736,10 @@ fn check_env(env: TargetEnv, validate: bool) {
                 match write_module(m, &options) {
                     Ok(words) => {
                         written += 1;
+                        let dups = oxir_test_support::spirv_duplicates::duplicates(&words);
+                        if !dups.is_empty() {
+                            failures.push(format!("{label} ({}): {dups:?}", env.name()));
+                        }
                         if validate {
                             if let Err(msg) = spirv_val(&words, label, env) {
                                 failures

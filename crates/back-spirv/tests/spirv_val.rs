@@ -1,9 +1,13 @@
 //! Every module these tests produce must pass `spirv-val` (skipped with a visible message
-//! when `spirv-val` is not installed; `scripts/test.sh` installs it).
+//! when `spirv-val` is not installed; `scripts/test.sh` installs it), and must declare no
+//! type or constant twice (`oxir_test_support::spirv_duplicates`; layout variants of a
+//! type are allowed). The project and corpus tests also print the total words written
+//! (Vulkan 1.1, without and with debug names).
 
 use oxir_naga::{GlslStage, LowerOptions, ShaderSource};
 use oxir_spirv::{compile, Error, Options, TargetEnv};
 use oxir_test_support::corpus_dir;
+use oxir_test_support::spirv_duplicates::duplicates;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -92,22 +96,62 @@ struct Counts {
     not_lowered: u32,
 }
 
-/// Compiles every entry point of `path` for every environment, checks determinism and
-/// validates; refusals (`Unsupported`) are counted with their reason. Returns failures.
-fn check_file(
-    path: &Path,
-    validate: bool,
-    counts: &mut std::collections::BTreeMap<&'static str, Counts>,
-    reasons: &mut std::collections::BTreeMap<String, u32>,
-    front_end: &mut std::collections::BTreeMap<String, u32>,
-) -> Vec<String> {
+/// What a run over shader files found: outcomes per stage, refusal and front-end reasons
+/// with their counts, and the words written for Vulkan 1.1.
+#[derive(Default)]
+struct Tally {
+    counts: std::collections::BTreeMap<&'static str, Counts>,
+    reasons: std::collections::BTreeMap<String, u32>,
+    front_end: std::collections::BTreeMap<String, u32>,
+    /// Words without debug names, with them, and the layout variants among the types.
+    words: usize,
+    words_with_names: usize,
+    layout_variants: usize,
+}
+
+fn options(target_env: TargetEnv, debug_names: bool) -> Options {
+    Options {
+        target_env,
+        debug_names,
+    }
+}
+
+/// The failures of one written module: duplicate declarations, and spirv-val's verdict.
+fn check_words(words: &[u32], env: TargetEnv, validate: bool, what: &str) -> Vec<String> {
+    let mut failures = Vec::new();
+    let dups = duplicates(words);
+    if !dups.is_empty() {
+        failures.push(format!(
+            "{what}: {} duplicate types, {} duplicate constants:\n  {}",
+            dups.types.len(),
+            dups.constants.len(),
+            dups.types
+                .iter()
+                .chain(&dups.constants)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join("\n  ")
+        ));
+    }
+    if validate {
+        if let Err(msg) = spirv_val(words, env) {
+            failures.push(format!("{what}: spirv-val: {msg}"));
+        }
+    }
+    failures
+}
+
+/// Compiles every entry point of `path` for every environment, checks determinism, the
+/// absence of duplicates and validates; refusals (`Unsupported`) are counted with their
+/// reason. Returns failures.
+fn check_file(path: &Path, validate: bool, tally: &mut Tally) -> Vec<String> {
     let mut failures = Vec::new();
     let list = match entry_points(path) {
         Ok(list) => list,
         Err(e) => return vec![format!("{}: front-end: {e}", path.display())],
     };
     for (entry, stage, module) in list {
-        let c = counts.entry(stage).or_default();
+        let c = tally.counts.entry(stage).or_default();
         let module = match module {
             Ok(m) => m,
             Err(why) => {
@@ -118,43 +162,38 @@ fn check_file(
                     Some(at) => why[..at].to_string(),
                     None => why,
                 };
-                *front_end.entry(why).or_default() += 1;
+                *tally.front_end.entry(why).or_default() += 1;
                 continue;
             }
         };
         let mut refused = None;
         for env in TargetEnv::ALL {
-            let options = Options { target_env: env };
-            match compile(&module, &options) {
+            let what = format!("{}:{entry} ({})", path.display(), env.name());
+            match compile(&module, &options(env, false)) {
                 Ok(words) => {
-                    let again = compile(&module, &options).unwrap();
+                    let again = compile(&module, &options(env, false)).unwrap();
                     if again != words {
-                        failures.push(format!(
-                            "{}:{entry} ({}): output is not deterministic",
-                            path.display(),
-                            env.name()
-                        ));
+                        failures.push(format!("{what}: output is not deterministic"));
                     }
-                    if validate {
-                        if let Err(msg) = spirv_val(&words, env) {
-                            failures.push(format!(
-                                "{}:{entry} ({}): spirv-val: {msg}",
-                                path.display(),
-                                env.name()
-                            ));
-                        }
+                    failures.extend(check_words(&words, env, validate, &what));
+                    if env == TargetEnv::default() {
+                        tally.words += words.len();
+                        tally.layout_variants += duplicates(&words).layout_variants;
+                        let named = compile(&module, &options(env, true)).unwrap();
+                        tally.words_with_names += named.len();
+                        failures.extend(check_names(&words, &named, &what));
+                        let what = format!("{what} with debug names");
+                        failures.extend(check_words(&named, env, validate, &what));
                     }
                 }
                 Err(Error::Unsupported { what, .. }) => refused = Some(what),
-                Err(e) => {
-                    failures.push(format!("{}:{entry} ({}): {e}", path.display(), env.name()))
-                }
+                Err(e) => failures.push(format!("{what}: {e}")),
             }
         }
         match refused {
             Some(why) => {
                 c.refused += 1;
-                *reasons.entry(why).or_default() += 1;
+                *tally.reasons.entry(why).or_default() += 1;
             }
             None => c.passed += 1,
         }
@@ -162,24 +201,52 @@ fn check_file(
     failures
 }
 
-fn report(
-    what: &str,
-    counts: &std::collections::BTreeMap<&'static str, Counts>,
-    reasons: &std::collections::BTreeMap<String, u32>,
-    front_end: &std::collections::BTreeMap<String, u32>,
-) {
-    for (stage, c) in counts {
+/// `plain` is `named` without its `OpName` / `OpMemberName` instructions, and has none
+/// itself: debug names add instructions and change nothing else.
+fn check_names(plain: &[u32], named: &[u32], what: &str) -> Vec<String> {
+    let strip = |words: &[u32]| {
+        let mut out = words[..5.min(words.len())].to_vec();
+        let mut at = 5;
+        while at < words.len() {
+            let count = ((words[at] >> 16) as usize).max(1);
+            let opcode = words[at] & 0xffff;
+            // OpName (5), OpMemberName (6).
+            if opcode != 5 && opcode != 6 {
+                out.extend_from_slice(&words[at..(at + count).min(words.len())]);
+            }
+            at += count;
+        }
+        out
+    };
+    let mut failures = Vec::new();
+    if strip(plain) != plain {
+        failures.push(format!("{what}: debug names without debug_names"));
+    }
+    if strip(named) != plain {
+        failures.push(format!(
+            "{what}: debug_names changes more than the debug names"
+        ));
+    }
+    failures
+}
+
+fn report(what: &str, tally: &Tally) {
+    for (stage, c) in &tally.counts {
         println!(
             "{what}: {stage}: {} passed spirv-val for vulkan1.0-1.3, {} refused unsupported, {} rejected by the front-end",
             c.passed, c.refused, c.not_lowered
         );
     }
-    for (why, n) in reasons {
+    for (why, n) in &tally.reasons {
         println!("  unsupported: {why}: {n}");
     }
-    for (why, n) in front_end {
+    for (why, n) in &tally.front_end {
         println!("  front-end: {why}: {n}");
     }
+    println!(
+        "{what}: {} SPIR-V words for vulkan1.1 ({} with debug names); {} type layout variants",
+        tally.words, tally.words_with_names, tally.layout_variants
+    );
 }
 
 #[test]
@@ -193,24 +260,19 @@ fn project_shaders_pass_spirv_val() {
     files.sort();
     files.push(root.join("examples/clamp_scale.wgsl"));
     let mut failures = Vec::new();
-    let (mut counts, mut reasons, mut front_end) = Default::default();
+    let mut tally = Tally::default();
     for file in &files {
-        failures.extend(check_file(
-            file,
-            validate,
-            &mut counts,
-            &mut reasons,
-            &mut front_end,
-        ));
+        failures.extend(check_file(file, validate, &mut tally));
     }
-    report("tests/shaders", &counts, &reasons, &front_end);
+    report("tests/shaders", &tally);
     // Every project shader is written: nothing refused, nothing rejected.
-    for (stage, c) in &counts {
+    for (stage, c) in &tally.counts {
+        let reasons = &tally.reasons;
         assert_eq!((c.refused, c.not_lowered), (0, 0), "{stage}: {reasons:?}");
     }
     for stage in ["compute", "vertex", "fragment"] {
         assert!(
-            counts.get(stage).is_some_and(|c| c.passed > 0),
+            tally.counts.get(stage).is_some_and(|c| c.passed > 0),
             "no {stage} shader"
         );
     }
@@ -227,11 +289,8 @@ fn random_kernels_pass_spirv_val_or_are_refused() {
         match compile(&module, &Options::default()) {
             Ok(words) => {
                 written += 1;
-                if validate {
-                    if let Err(msg) = spirv_val(&words, TargetEnv::Vulkan1_1) {
-                        failures.push(format!("seed {seed}: {msg}"));
-                    }
-                }
+                let what = format!("seed {seed}");
+                failures.extend(check_words(&words, TargetEnv::Vulkan1_1, validate, &what));
             }
             Err(Error::Unsupported { .. }) => refused += 1,
             Err(e) => failures.push(format!("seed {seed}: {e}")),
@@ -268,7 +327,7 @@ fn corpus_shaders_pass_spirv_val_or_are_refused() {
     let mut files = Vec::new();
     walk(&corpus, &mut files);
     files.sort();
-    let (mut counts, mut reasons, mut front_end) = Default::default();
+    let mut tally = Tally::default();
     let mut failures = Vec::new();
     let mut not_parsed = 0;
     for file in &files {
@@ -276,20 +335,14 @@ fn corpus_shaders_pass_spirv_val_or_are_refused() {
             not_parsed += 1;
             continue;
         }
-        failures.extend(check_file(
-            file,
-            validate,
-            &mut counts,
-            &mut reasons,
-            &mut front_end,
-        ));
+        failures.extend(check_file(file, validate, &mut tally));
     }
     println!(
         "corpus: {} files ({not_parsed} not parsed by naga); spirv-val {}",
         files.len(),
         if validate { "checked" } else { "not run" }
     );
-    report("corpus", &counts, &reasons, &front_end);
+    report("corpus", &tally);
     assert!(
         failures.is_empty(),
         "{} failures:\n{}",

@@ -52,6 +52,10 @@ pub struct CompileArgs {
     /// matrices; textures: coordinates, layers, levels and samples of loads and stores).
     #[arg(long, value_name = "POLICY", value_parser = crate::args::parse_bounds_checks)]
     pub bounds_checks: Option<oxir_driver::BoundsPolicy>,
+    /// Write debug information: `OpName`s on functions and global variables (SPIR-V
+    /// targets; default: none).
+    #[arg(short = 'g', long)]
+    pub debug_info: bool,
 }
 
 /// What an input file holds.
@@ -187,12 +191,17 @@ fn read_input(path: &Path, stage: Option<StageArg>, entry: bool) -> Result<Loade
 }
 
 /// `oxir compile INPUT [--entry NAME] [--stage S] [--target T] [--target-env ENV]
-/// [-O0|-O] [-o OUT] [--structured]`.
+/// [-O0|-O] [-g] [-o OUT] [--structured]`.
 pub fn compile(args: CompileArgs) -> Result<(), Failure> {
     let spirv = matches!(args.target, TargetArg::Spirv | TargetArg::SpirvAsm);
     if !spirv && args.target_env.is_some() {
         return Err(Failure::Usage(
             "--target-env applies to --target spirv and spirv-asm".into(),
+        ));
+    }
+    if !spirv && args.debug_info {
+        return Err(Failure::Usage(
+            "-g applies to --target spirv and spirv-asm".into(),
         ));
     }
     if args.target != TargetArg::Ptx && args.arch.is_some() {
@@ -206,6 +215,7 @@ pub fn compile(args: CompileArgs) -> Result<(), Failure> {
         structured: args.structured,
         cuda_arch: args.arch,
         bounds_checks: args.bounds_checks.unwrap_or_default(),
+        debug_info: args.debug_info,
     };
     let target = Target::from(args.target);
     let artifact = oxir_driver::compile(loaded.input(), target, &options)

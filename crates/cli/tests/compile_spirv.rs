@@ -104,15 +104,21 @@ fn project_shaders_compile_to_valid_spirv_for_every_entry_and_env() {
 
 #[test]
 fn spirv_asm_and_refusals() {
-    let o = oxir(&[
-        "compile",
-        &path("tests/shaders/interface.wgsl"),
-        "--target",
-        "spirv-asm",
-        "-O0",
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let text = stdout(&o);
+    let interface_asm = |flags: &[&str]| {
+        let mut args = vec![
+            "compile".to_string(),
+            path("tests/shaders/interface.wgsl"),
+            "--target".into(),
+            "spirv-asm".into(),
+            "-O0".into(),
+        ];
+        args.extend(flags.iter().map(|f| f.to_string()));
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let o = oxir(&args);
+        assert!(o.status.success(), "{flags:?}: {}", stderr(&o));
+        stdout(&o)
+    };
+    let text = interface_asm(&[]);
     for want in [
         "OpEntryPoint GLCompute",
         "OpEntryPoint Vertex",
@@ -122,6 +128,33 @@ fn spirv_asm_and_refusals() {
     ] {
         assert!(text.contains(want), "{want}:\n{text}");
     }
+    // Debug names only with -g / --debug-info; the entry points keep their names.
+    assert!(!text.contains("OpName"), "{text}");
+    assert!(
+        text.lines()
+            .any(|l| l.contains("OpEntryPoint Fragment %") && l.contains("\"fs_main\"")),
+        "{text}"
+    );
+    for flag in ["-g", "--debug-info"] {
+        let with = interface_asm(&[flag]);
+        for function in ["vs_main", "fs_main", "cs_ids"] {
+            let quoted = format!("\"{function}\"");
+            assert!(
+                with.lines()
+                    .any(|l| l.contains("OpName %") && l.contains(&quoted)),
+                "{flag}: {function}:\n{with}"
+            );
+        }
+        let without_names = |t: &str| -> Vec<String> {
+            t.lines()
+                .filter(|l| !l.contains("OpName"))
+                .map(str::to_string)
+                .collect()
+        };
+        assert_eq!(without_names(&with), without_names(&text), "{flag}");
+    }
+    let o = oxir(&["compile", &path("tests/shaders/interface.wgsl"), "-g"]);
+    assert_exit(&o, 2, "-g applies to --target spirv and spirv-asm");
     // `print` has no SPIR-V form: refused before anything is written, exit 1.
     let dir = std::env::temp_dir().join(format!("oxir-cli-refuse-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

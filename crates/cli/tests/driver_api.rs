@@ -96,6 +96,13 @@ fn the_library_gives_what_the_command_prints() {
                             ..CompileOptions::default()
                         },
                     ),
+                    (
+                        vec!["-g"],
+                        CompileOptions {
+                            debug_info: true,
+                            ..CompileOptions::default()
+                        },
+                    ),
                 ],
                 // PTX needs llc; its tests are the driver's and oxir-llvm's.
                 Target::LlvmNvptx | Target::Ptx => vec![(vec![], CompileOptions::default())],

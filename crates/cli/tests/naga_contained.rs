@@ -58,20 +58,20 @@ fn assert_refused(out: &Output, file: &std::path::Path) {
 
 /// (shader, word, value, the naga file it reached with naga 30.0.2)
 const SPIRV_PANICS: [(&str, usize, u32, &str); 9] = [
-    ("histogram.wgsl", 93, 0, "front/spv/mod.rs:2477"),
-    ("histogram.wgsl", 43, 0xffff_ffff, "front/spv/mod.rs:2528"),
-    ("histogram.wgsl", 214, 2, "front/spv/mod.rs:1148"),
-    ("histogram.wgsl", 115, 3, "front/atomic_upgrade.rs:192"),
-    ("prefix_sum.wgsl", 153, 0, "front/spv/function.rs:214"),
-    ("prefix_sum.wgsl", 184, 0, "front/spv/function.rs:291"),
+    ("histogram.wgsl", 76, 0, "front/spv/mod.rs:2477"),
+    ("histogram.wgsl", 26, 0xffff_ffff, "front/spv/mod.rs:2528"),
+    ("histogram.wgsl", 189, 2, "front/spv/mod.rs:1148"),
+    ("histogram.wgsl", 98, 3, "front/atomic_upgrade.rs:192"),
+    ("prefix_sum.wgsl", 137, 0, "front/spv/function.rs:214"),
+    ("prefix_sum.wgsl", 160, 0, "front/spv/function.rs:291"),
     (
         "prefix_sum.wgsl",
-        84,
+        72,
         0xffff_ffff,
         "front/spv/function.rs:403",
     ),
-    ("reduce.comp", 473, 0, "front/spv/next_block.rs:2144"),
-    ("lit.frag", 448, 3, "front/spv/image.rs:79"),
+    ("reduce.comp", 418, 0, "front/spv/next_block.rs:2144"),
+    ("lit.frag", 411, 3, "front/spv/image.rs:79"),
 ];
 
 #[test]
@@ -96,7 +96,7 @@ fn naga_panics_on_spirv_are_exit_1_naming_the_file_and_the_naga_site() {
 
 #[test]
 fn reflect_and_run_contain_the_same_panic() {
-    let file = mutated_spirv("histogram.wgsl", 93, 0);
+    let file = mutated_spirv("histogram.wgsl", 76, 0);
     let name = file.to_str().expect("UTF-8 path");
     for args in [
         vec!["reflect", name],

@@ -42,8 +42,8 @@
 //!    `opt -O2`.
 //! 4. **Preflight and emit**: `oxir_spirv::write_module` verifies that the pipeline's
 //!    output is what the writer takes, runs the preflight (which refuses, before anything
-//!    is written, whatever the target environment cannot express) and writes the words.
-//!    The LLVM targets: `oxir_llvm::write_module` likewise, then (for PTX) libdevice,
+//!    is written, whatever the target environment cannot express) and writes the words
+//!    (with `OpName`s only under [`CompileOptions::debug_info`]). The LLVM targets: `oxir_llvm::write_module` likewise, then (for PTX) libdevice,
 //!    `opt` and `llc` (module `llvm`: how the tools are found, `OXIR_DUMP_LLVM`).
 //! 5. **Artifact**: oxir text, SPIR-V words or their disassembly, LLVM IR or PTX text.
 //!
@@ -135,6 +135,10 @@ pub struct CompileOptions {
     /// interpreter's robust semantics). [`Policy::Unchecked`] makes an out-of-range index
     /// undefined behaviour on the GPU.
     pub bounds_checks: BoundsPolicy,
+    /// Write debug information: for the SPIR-V targets, `OpName`s on functions and global
+    /// variables (`oxir_spirv::Options::debug_names`; default: none). No effect on the
+    /// other targets.
+    pub debug_info: bool,
 }
 
 /// The result of [`compile`].
@@ -374,6 +378,7 @@ fn emit_spirv(
     let module = prepared(module, target, options)?;
     let spirv_options = oxir_spirv::Options {
         target_env: options.target_env,
+        debug_names: options.debug_info,
     };
     oxir_spirv::write_module(&module, &spirv_options).map_err(Error::from_spirv)
 }

@@ -26,19 +26,35 @@ fn lowered(text: &str) -> oxir_ir::Module {
 fn each_target_equals_the_layers_composed_by_hand() {
     let text = read(HISTOGRAM);
     let module = lowered(&text);
+    let mut sizes = Vec::new();
     for env in TargetEnv::ALL {
-        let options = CompileOptions {
-            target_env: env,
-            ..CompileOptions::default()
-        };
-        let words = oxir_spirv::compile(&module, &oxir_spirv::Options { target_env: env }).unwrap();
-        let spirv = compile(Input::wgsl(HISTOGRAM, &text), Target::Spirv, &options).unwrap();
-        assert_eq!(spirv, Artifact::Spirv(words.clone()), "{env:?}");
-        assert_eq!(spirv.to_bytes(), oxir_spirv::to_bytes(&words));
-        let asm = compile(Input::wgsl(HISTOGRAM, &text), Target::SpirvAsm, &options).unwrap();
-        let expected = format!("{}\n", oxir_spirv::disassemble(&words).unwrap());
-        assert_eq!(asm.as_text(), Some(expected.as_str()), "{env:?}");
+        for debug_info in [false, true] {
+            let options = CompileOptions {
+                target_env: env,
+                debug_info,
+                ..CompileOptions::default()
+            };
+            let spirv_options = oxir_spirv::Options {
+                target_env: env,
+                debug_names: debug_info,
+            };
+            let words = oxir_spirv::compile(&module, &spirv_options).unwrap();
+            let spirv = compile(Input::wgsl(HISTOGRAM, &text), Target::Spirv, &options).unwrap();
+            assert_eq!(
+                spirv,
+                Artifact::Spirv(words.clone()),
+                "{env:?} {debug_info}"
+            );
+            assert_eq!(spirv.to_bytes(), oxir_spirv::to_bytes(&words));
+            let asm = compile(Input::wgsl(HISTOGRAM, &text), Target::SpirvAsm, &options).unwrap();
+            let expected = format!("{}\n", oxir_spirv::disassemble(&words).unwrap());
+            assert_eq!(asm.as_text(), Some(expected.as_str()), "{env:?}");
+            assert_eq!(expected.contains("OpName"), debug_info, "{env:?}");
+            sizes.push(words.len());
+        }
     }
+    // The debug names make every module longer.
+    assert!(sizes.chunks(2).all(|pair| pair[0] < pair[1]), "{sizes:?}");
     for (structured, view) in [(false, View::Flat), (true, View::Structured)] {
         let options = CompileOptions {
             structured,

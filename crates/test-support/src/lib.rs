@@ -3,6 +3,10 @@
 //!
 //! The corpus (third-party shaders, `OXIR_CORPUS_DIR`) is never copied into the
 //! repository: tests read it in place and skip, with a message, when it is absent.
+//!
+//! [`spirv_duplicates`]: duplicate type and constant declarations in SPIR-V words.
+
+pub mod spirv_duplicates;
 
 use std::path::{Path, PathBuf};
 

@@ -202,7 +202,7 @@ impl Writer<'_> {
         rid: Option<Word>,
     ) -> R<()> {
         let e = self.scalar_type(elem)?;
-        let col = self.b.type_vector(e, u32::from(rows));
+        let col = self.type_vector(e, u32::from(rows));
         let mut cols = Vec::new();
         for c in 0..u32::from(columns) {
             let x = self.op(
@@ -317,8 +317,8 @@ impl Writer<'_> {
             TypeData::Vector { len, .. } => {
                 let mut c = cond;
                 if self.lanes(cond_ty) == 1 && !modern {
-                    let bt = self.b.type_bool();
-                    let bv = self.b.type_vector(bt, u32::from(len));
+                    let bt = self.type_bool();
+                    let bv = self.type_vector(bt, u32::from(len));
                     c = self.op(
                         Op::CompositeConstruct,
                         Some(bv),
@@ -349,8 +349,8 @@ impl Writer<'_> {
                         None,
                         vec![Operand::IdRef(y), Operand::LiteralBit32(i)],
                     )?;
-                    let bt = self.b.type_bool();
-                    let bv = self.b.type_vector(bt, u32::from(rows));
+                    let bt = self.type_bool();
+                    let bv = self.type_vector(bt, u32::from(rows));
                     let c = self.op(
                         Op::CompositeConstruct,
                         Some(bv),

@@ -221,8 +221,8 @@ impl Writer<'_> {
         let order = emission_order(f, &bodies, |from, to| target(from, to).is_some())?;
 
         // The function.
-        let void = self.b.type_void();
-        let fn_ty = self.b.type_function(void, []);
+        let void = self.type_void();
+        let fn_ty = self.type_function(void, &[]);
         let fid = self
             .b
             .begin_function(void, None, spirv::FunctionControl::NONE, fn_ty)?;
@@ -332,7 +332,7 @@ impl Writer<'_> {
             spirv::ExecutionModel::Vertex => {}
             other => return Err(format!("execution model {other:?}").into()),
         }
-        self.b.name(fid, f.name.clone());
+        self.debug_name(fid, &f.name);
         Ok(())
     }
 
@@ -379,7 +379,7 @@ impl Writer<'_> {
                         let comp = f.dfg.value_type(f.resolve(data.args[0]));
                         if !matches!(self.tdata(comp), TypeData::Vector { .. }) {
                             let t = self.ty(comp)?;
-                            let pt = self.b.type_pointer(None, StorageClass::Function, t);
+                            let pt = self.type_pointer(StorageClass::Function, t);
                             let id = self.b.id();
                             let v = Instruction::new(
                                 Op::Variable,
@@ -408,7 +408,7 @@ impl Writer<'_> {
             Some((t, _)) => self.load_builtin(BuiltIn::LocalInvocationIndex, t, None)?,
             None => {
                 // No oxir `u32` to key the shared variable by: a variable of its own.
-                let u = self.b.type_int(32, 0);
+                let u = self.type_int(32, 0);
                 let var = self.io_variable(StorageClass::Input, u);
                 self.b.decorate(
                     var,
@@ -419,7 +419,7 @@ impl Writer<'_> {
             }
         };
         let zero = self.const_u32(0);
-        let bool_ty = self.b.type_bool();
+        let bool_ty = self.type_bool();
         let is_first = self.op(Op::IEqual, Some(bool_ty), None, Self::ids(&[index, zero]))?;
         self.b.selection_merge(mz, spirv::SelectionControl::NONE)?;
         self.op(

@@ -78,9 +78,6 @@ struct Tex {
 impl Writer<'_> {
     /// The SPIR-V type of an image or sampler type.
     pub(super) fn image_type(&mut self, ty: Type) -> R<Word> {
-        let f32_ = self.b.type_float(32);
-        let i32_ = self.b.type_int(32, 1);
-        let u32_ = self.b.type_int(32, 0);
         Ok(match *self.tdata(ty) {
             TypeData::Texture { shape, kind } => {
                 if shape.dim == TextureDim::D1 {
@@ -93,12 +90,12 @@ impl Writer<'_> {
                     self.cap(Capability::ImageMSArray);
                 }
                 let (sampled, depth) = match kind {
-                    SampledKind::Float => (f32_, NOT_DEPTH),
-                    SampledKind::Depth => (f32_, DEPTH),
-                    SampledKind::Sint => (i32_, NOT_DEPTH),
-                    SampledKind::Uint => (u32_, NOT_DEPTH),
+                    SampledKind::Float => (self.type_float(32), NOT_DEPTH),
+                    SampledKind::Depth => (self.type_float(32), DEPTH),
+                    SampledKind::Sint => (self.type_int(32, 1), NOT_DEPTH),
+                    SampledKind::Uint => (self.type_int(32, 0), NOT_DEPTH),
                 };
-                self.b.type_image(
+                self.type_image(
                     sampled,
                     dim(shape.dim),
                     depth,
@@ -106,7 +103,6 @@ impl Writer<'_> {
                     u32::from(shape.multisampled),
                     SAMPLED_WITH_SAMPLER,
                     ImageFormat::Unknown,
-                    None,
                 )
             }
             TypeData::StorageTexture {
@@ -128,11 +124,11 @@ impl Writer<'_> {
                     self.cap(Capability::StorageImageExtendedFormats);
                 }
                 let sampled = match fmt.channel_kind() {
-                    ScalarKind::Sint => i32_,
-                    ScalarKind::Uint => u32_,
-                    ScalarKind::Float | ScalarKind::Bool => f32_,
+                    ScalarKind::Sint => self.type_int(32, 1),
+                    ScalarKind::Uint => self.type_int(32, 0),
+                    ScalarKind::Float | ScalarKind::Bool => self.type_float(32),
                 };
-                self.b.type_image(
+                self.type_image(
                     sampled,
                     dim(shape.dim),
                     NOT_DEPTH,
@@ -140,10 +136,9 @@ impl Writer<'_> {
                     u32::from(shape.multisampled),
                     STORAGE_IMAGE,
                     format(fmt),
-                    None,
                 )
             }
-            TypeData::Sampler { .. } => self.b.type_sampler(),
+            TypeData::Sampler { .. } => self.type_sampler(),
             ref other => return Err(format!("type {other:?} is not an image or sampler").into()),
         })
     }
@@ -198,7 +193,7 @@ impl Writer<'_> {
         } else {
             lid
         };
-        let vt = self.b.type_vector(elem, u32::from(n) + 1);
+        let vt = self.type_vector(elem, u32::from(n) + 1);
         let parts = if n == 1 {
             vec![cid, l]
         } else {
@@ -228,8 +223,8 @@ impl Writer<'_> {
         ops: Vec<Operand>,
     ) -> R<()> {
         if tex.kind == Some(SampledKind::Depth) {
-            let f = self.b.type_float(32);
-            let v4 = self.b.type_vector(f, 4);
+            let f = self.type_float(32);
+            let v4 = self.type_vector(f, 4);
             let v = self.op(opcode, Some(v4), None, ops)?;
             self.op(
                 Op::CompositeExtract,
@@ -250,7 +245,7 @@ impl Writer<'_> {
         if s.kind == ScalarKind::Float {
             return Ok(id);
         }
-        let ft = self.b.type_float(32);
+        let ft = self.type_float(32);
         let o = if s.kind == ScalarKind::Sint {
             Op::ConvertSToF
         } else {
@@ -293,8 +288,8 @@ impl Writer<'_> {
             TextureOp::SampleCompare => {
                 let mut s = self.sampling(f, args)?;
                 let dref = self.val(f, args[s.extra])?;
-                let zero = self.b.type_float(32);
-                let zero = self.b.constant_bit32(zero, 0);
+                let zero = self.type_float(32);
+                let zero = self.constant_bit32(zero, 0);
                 s.ops.push(Operand::IdRef(dref));
                 s.ops.push(Operand::ImageOperands(ImageOperands::LOD));
                 s.ops.push(Operand::IdRef(zero));
@@ -318,7 +313,7 @@ impl Writer<'_> {
         let extra = 3 + usize::from(tex.shape.arrayed);
         let image = self.val(f, args[0])?;
         let sampler = self.val(f, args[1])?;
-        let si_ty = self.b.type_sampled_image(tex.ty);
+        let si_ty = self.type_sampled_image(tex.ty);
         let si = self.op(
             Op::SampledImage,
             Some(si_ty),
@@ -385,8 +380,8 @@ impl Writer<'_> {
             TextureDim::D3 => 3,
         };
         let n = base + u32::from(tex.shape.arrayed);
-        let u = self.b.type_int(32, 0);
-        let size_ty = if n == 1 { u } else { self.b.type_vector(u, n) };
+        let u = self.type_int(32, 0);
+        let size_ty = if n == 1 { u } else { self.type_vector(u, n) };
         let size = if tex.kind.is_some() && !tex.shape.multisampled {
             let level = match args.get(1) {
                 Some(&l) => self.val(f, l)?,

@@ -74,12 +74,12 @@ impl Writer<'_> {
 
     /// A bool scalar/vector type id with the lanes of `ty`.
     pub(super) fn bool_like(&mut self, ty: Type) -> R<Word> {
-        let b = self.b.type_bool();
+        let b = self.type_bool();
         let n = self.lanes(ty);
         Ok(if n == 1 {
             b
         } else {
-            self.b.type_vector(b, u32::from(n))
+            self.type_vector(b, u32::from(n))
         })
     }
 
@@ -186,7 +186,7 @@ impl Writer<'_> {
                 let mt = if n == 1 {
                     st
                 } else {
-                    self.b.type_vector(st, u32::from(n))
+                    self.type_vector(st, u32::from(n))
                 };
                 let o = if fs.kind == Sint {
                     Op::SConvert

@@ -146,7 +146,7 @@ impl Writer<'_> {
 
     /// A module-scope variable of `class` whose pointee is the SPIR-V type `t`.
     pub(super) fn io_variable(&mut self, class: StorageClass, t: Word) -> Word {
-        let pt = self.b.type_pointer(None, class, t);
+        let pt = self.type_pointer(class, t);
         let id = self.b.id();
         self.b
             .module_mut()
@@ -165,9 +165,9 @@ impl Writer<'_> {
 
     /// The SPIR-V type of a `SampleMask` variable: `array<u32, 1>`.
     fn sample_mask_type(&mut self) -> Word {
-        let u = self.b.type_int(32, 0);
+        let u = self.type_int(32, 0);
         let one = self.const_u32(1);
-        self.b.type_array(u, one)
+        self.type_array(u, one, None)
     }
 
     pub(super) fn builtin_var(&mut self, builtin: BuiltIn, ty: Type) -> R<Word> {
@@ -209,7 +209,7 @@ impl Writer<'_> {
         let var = self.builtin_var(builtin, ty)?;
         let t = self.ty(ty)?;
         let ptr = if builtin == BuiltIn::SampleMask {
-            let pt = self.b.type_pointer(None, StorageClass::Input, t);
+            let pt = self.type_pointer(StorageClass::Input, t);
             let zero = self.const_u32(0);
             self.op(Op::AccessChain, Some(pt), None, Self::ids(&[var, zero]))?
         } else {
@@ -350,8 +350,8 @@ impl Writer<'_> {
         for (out, &v) in outs.iter().zip(values) {
             let value = self.val(f, v)?;
             let ptr = if out.sample_mask {
-                let u = self.b.type_int(32, 0);
-                let pt = self.b.type_pointer(None, StorageClass::Output, u);
+                let u = self.type_int(32, 0);
+                let pt = self.type_pointer(StorageClass::Output, u);
                 let zero = self.const_u32(0);
                 self.op(Op::AccessChain, Some(pt), None, Self::ids(&[out.id, zero]))?
             } else {

@@ -105,11 +105,11 @@ impl Writer<'_> {
                         TypeData::Array { elem, .. } => self.ty(*elem)?,
                         TypeData::Matrix { elem, rows, .. } => {
                             let e = self.scalar_type(*elem)?;
-                            self.b.type_vector(e, u32::from(*rows))
+                            self.type_vector(e, u32::from(*rows))
                         }
                         _ => return Err("dynamic index".into()),
                     };
-                    let pt = self.b.type_pointer(None, StorageClass::Function, elem);
+                    let pt = self.type_pointer(StorageClass::Function, elem);
                     let idx = if op == ExtractDynamic { a[1] } else { a[2] };
                     let p = self.op(Op::AccessChain, Some(pt), None, Self::ids(&[tmp, idx]))?;
                     if op == ExtractDynamic {

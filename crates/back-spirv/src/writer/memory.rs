@@ -152,7 +152,8 @@ impl Writer<'_> {
                     .iter()
                     .map(|&x| self.const_u32(x))
                     .collect();
-                let size = self.b.constant_composite(rt.unwrap_or(0), parts);
+                let size_ty = rt.ok_or("a special register without a result type")?;
+                let size = self.constant_composite(size_ty, &parts);
                 if r == WorkgroupSize {
                     self.op(Op::CopyObject, rt, rid, vec![Operand::IdRef(size)])?;
                 } else {

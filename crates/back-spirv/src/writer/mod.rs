@@ -5,6 +5,8 @@
 //!
 //! - [`lowering`]: the one exhaustive match over [`Opcode`], routing each op to its writer.
 //! - [`types`]: types with layout decorations, constants, global variables.
+//! - [`intern`]: every type and constant is declared once (which duplicates are
+//!   legitimate, and why).
 //! - [`interface`]: entry-point interfaces (built-in and location variables).
 //! - [`images`]: image and sampler types, sampling, fetches, stores and queries.
 //! - [`functions`]: functions, structured control flow, block parameters as `OpPhi`.
@@ -12,9 +14,10 @@
 //!   and [`memory`] write the ops of their concern.
 //!
 //! Per-entity state is kept in `SecondaryMap`s keyed by the IR's dense entities. The maps
-//! that stay `HashMap`s have keys that are not one entity: `u32_consts` (a literal value),
-//! `builtins` (a SPIR-V built-in with a type and a stage flag); both are only looked up,
-//! never iterated, so they cannot affect the output order.
+//! that stay `HashMap`s have keys that are not one entity: `decls` (a declaration's
+//! opcode, operands and decorations), `builtins` (a SPIR-V built-in with a type and a
+//! stage flag); both are only looked up, never iterated, so they cannot affect the output
+//! order.
 //!
 //! Invariants: ids come from one `rspirv` builder in a fixed order (module order of
 //! globals and functions, layout order of blocks and instructions), so the same input
@@ -26,6 +29,7 @@ mod functions;
 mod images;
 mod instructions;
 mod interface;
+mod intern;
 mod lowering;
 mod math;
 mod memory;
@@ -33,6 +37,7 @@ mod types;
 
 use instructions::Operands;
 pub(crate) use interface::{input_builtin, output_builtin, register_builtin};
+use intern::Deco;
 pub(crate) use lowering::{
     can_hold_loop_merge, lowering, ArithOp, BitOp, Lowering, MemoryOp, Register,
 };
@@ -161,7 +166,8 @@ struct Writer<'a> {
     exts: BTreeSet<&'static str>,
     types: SecondaryMap<Type, TypeIds>,
     consts: SecondaryMap<Const, Option<Word>>,
-    u32_consts: HashMap<u32, Word>,
+    /// Every type, constant and module-level `OpUndef` declared so far (module `intern`).
+    decls: HashMap<intern::DeclKey, Word>,
     globals: SecondaryMap<Global, Option<GlobalVar>>,
     /// Built-in input variables by (built-in, type, read by a fragment entry point).
     builtins: HashMap<(BuiltIn, Type, bool), Word>,
@@ -282,6 +288,13 @@ impl<'a> Writer<'a> {
         args.iter().map(|&a| Operand::IdRef(a)).collect()
     }
 
+    /// An `OpName` for `id`, when debug names are asked for.
+    fn debug_name(&mut self, id: Word, name: &str) {
+        if self.options.debug_names {
+            self.b.name(id, name);
+        }
+    }
+
     fn mark_global(&mut self, id: Word) {
         if self.options.target_env.spirv_version() >= (1, 4) && !self.interface.contains(&id) {
             self.interface.push(id);
@@ -323,7 +336,7 @@ pub(crate) fn write(module: &Module, options: &Options) -> Result<Vec<u32>, Erro
         exts: BTreeSet::new(),
         types: SecondaryMap::new(),
         consts: SecondaryMap::new(),
-        u32_consts: HashMap::new(),
+        decls: HashMap::new(),
         globals: SecondaryMap::new(),
         builtins: HashMap::new(),
         fragment: false,

@@ -3,16 +3,18 @@
 //! A type is emitted once per layout variant ([`Lay`]): buffers (storage, push constant:
 //! `std430`; uniform: `std140`) need `Offset`, `ArrayStride`, `MatrixStride` and
 //! `ColMajor` from `oxir_ir::data_layout`, and memory in other spaces uses undecorated
-//! types. Structs are never deduplicated, so a decorated and a plain copy can coexist. A
-//! buffer global gets a fresh `Block` struct: its own struct type, or a one-member wrapper
-//! around a non-struct type ([`GlobalVar::wrapped`]).
+//! types. The decorations are part of a declaration's identity (module `intern`), so a
+//! decorated and a plain copy coexist while equal ones are shared. A buffer global's type
+//! is a `Block` struct: a copy of its own struct type (so that the struct nested in other
+//! buffers stays without `Block`), or a one-member wrapper around a non-struct type
+//! ([`GlobalVar::wrapped`]); globals of one type share it.
 
 use super::*;
 
 impl Writer<'_> {
     pub(super) fn scalar_type(&mut self, s: Scalar) -> R<Word> {
         Ok(match s.kind {
-            ScalarKind::Bool => self.b.type_bool(),
+            ScalarKind::Bool => self.type_bool(),
             ScalarKind::Sint | ScalarKind::Uint => {
                 match s.bits {
                     8 => self.cap(Capability::Int8),
@@ -21,8 +23,7 @@ impl Writer<'_> {
                     64 => self.cap(Capability::Int64),
                     _ => return Err(format!("{}-bit integers", s.bits).into()),
                 }
-                self.b
-                    .type_int(u32::from(s.bits), u32::from(s.kind == ScalarKind::Sint))
+                self.type_int(u32::from(s.bits), u32::from(s.kind == ScalarKind::Sint))
             }
             ScalarKind::Float => {
                 if s.bits == 64 {
@@ -32,7 +33,7 @@ impl Writer<'_> {
                 } else if s.bits != 32 {
                     return Err(format!("{}-bit floats", s.bits).into());
                 }
-                self.b.type_float(u32::from(s.bits))
+                self.type_float(u32::from(s.bits))
             }
         })
     }
@@ -46,11 +47,11 @@ impl Writer<'_> {
             return Ok(id);
         }
         let id = match self.tdata(ty) {
-            TypeData::Void => self.b.type_void(),
+            TypeData::Void => self.type_void(),
             TypeData::Scalar(s) => self.scalar_type(*s)?,
             TypeData::Vector { elem, len } => {
                 let e = self.scalar_type(*elem)?;
-                self.b.type_vector(e, u32::from(*len))
+                self.type_vector(e, u32::from(*len))
             }
             TypeData::Matrix {
                 elem,
@@ -58,28 +59,24 @@ impl Writer<'_> {
                 rows,
             } => {
                 let e = self.scalar_type(*elem)?;
-                let col = self.b.type_vector(e, u32::from(*rows));
-                self.b.type_matrix(col, u32::from(*columns))
+                let col = self.type_vector(e, u32::from(*rows));
+                self.type_matrix(col, u32::from(*columns))
             }
             TypeData::Array { elem, len } => {
                 let e = self.type_lay(*elem, lay)?;
                 let n = self.const_u32(*len);
-                let id = self.b.id();
-                self.b.type_array_id(Some(id), e, n);
-                self.array_stride(id, ty, lay)?;
-                id
+                let stride = self.array_stride(ty, lay)?;
+                self.type_array(e, n, stride)
             }
             TypeData::RuntimeArray { elem } => {
                 let e = self.type_lay(*elem, lay)?;
-                let id = self.b.id();
-                self.b.type_runtime_array_id(Some(id), e);
-                self.array_stride(id, ty, lay)?;
-                id
+                let stride = self.array_stride(ty, lay)?;
+                self.type_runtime_array(e, stride)
             }
-            TypeData::Struct(_) => self.struct_type(ty, lay)?,
+            TypeData::Struct(_) => self.struct_type(ty, lay, false)?,
             TypeData::Pointer { space, pointee } => {
                 let p = self.type_lay(*pointee, space_lay(*space))?;
-                self.b.type_pointer(None, storage_class(*space), p)
+                self.type_pointer(storage_class(*space), p)
             }
             TypeData::Texture { .. }
             | TypeData::StorageTexture { .. }
@@ -90,18 +87,18 @@ impl Writer<'_> {
         Ok(id)
     }
 
-    pub(super) fn array_stride(&mut self, id: Word, ty: Type, lay: Lay) -> R<()> {
-        if let Some(rules) = lay.rules() {
-            let layout = layout_of(&self.m.types, ty, rules)?;
-            let stride = layout.stride.ok_or("array without stride")?;
-            self.b
-                .decorate(id, Decoration::ArrayStride, [Operand::LiteralBit32(stride)]);
-        }
-        Ok(())
+    /// The `ArrayStride` of array type `ty` in layout `lay` (`None`: no explicit layout).
+    pub(super) fn array_stride(&self, ty: Type, lay: Lay) -> R<Option<u32>> {
+        let Some(rules) = lay.rules() else {
+            return Ok(None);
+        };
+        let layout = layout_of(&self.m.types, ty, rules)?;
+        Ok(Some(layout.stride.ok_or("array without stride")?))
     }
 
-    /// A fresh struct type (never deduplicated) with member layout decorations.
-    pub(super) fn struct_type(&mut self, ty: Type, lay: Lay) -> R<Word> {
+    /// The struct type `ty` in layout `lay`, with its member layout decorations, and
+    /// `Block` when `block`.
+    pub(super) fn struct_type(&mut self, ty: Type, lay: Lay, block: bool) -> R<Word> {
         let TypeData::Struct(st) = self.tdata(ty) else {
             return Err("not a struct".into());
         };
@@ -109,31 +106,28 @@ impl Writer<'_> {
         for m in &st.members {
             members.push(self.type_lay(m.ty, lay)?);
         }
-        let id = self.b.id();
-        self.b.type_struct_id(Some(id), members);
+        let mut decorations = Vec::new();
         if let Some(rules) = lay.rules() {
             let layout = layout_of(&self.m.types, ty, rules)?;
             for (i, m) in st.members.iter().enumerate() {
-                self.member_layout(id, i as u32, m.ty, layout.offsets[i], rules)?;
+                decorations.extend(self.member_layout(i as u32, m.ty, layout.offsets[i], rules)?);
             }
         }
-        Ok(id)
+        if block {
+            decorations.push(Deco::on_type(Decoration::Block, &[]));
+        }
+        Ok(self.type_struct(&members, decorations))
     }
 
+    /// The layout decorations of member `index` (of type `member_ty`, at `offset`).
     pub(super) fn member_layout(
-        &mut self,
-        st: Word,
+        &self,
         index: u32,
         member_ty: Type,
         offset: u32,
         rules: LayoutRules,
-    ) -> R<()> {
-        self.b.member_decorate(
-            st,
-            index,
-            Decoration::Offset,
-            [Operand::LiteralBit32(offset)],
-        );
+    ) -> R<Vec<Deco>> {
+        let mut decorations = vec![Deco::on_member(index, Decoration::Offset, &[offset])];
         // Matrices, also inside arrays, get ColMajor and MatrixStride on the member.
         let mut inner = member_ty;
         loop {
@@ -142,28 +136,18 @@ impl Writer<'_> {
                 TypeData::Matrix { .. } => {
                     let layout = layout_of(&self.m.types, inner, rules)?;
                     let stride = layout.stride.ok_or("matrix without stride")?;
-                    self.b.member_decorate(st, index, Decoration::ColMajor, []);
-                    self.b.member_decorate(
-                        st,
-                        index,
-                        Decoration::MatrixStride,
-                        [Operand::LiteralBit32(stride)],
-                    );
-                    return Ok(());
+                    decorations.push(Deco::on_member(index, Decoration::ColMajor, &[]));
+                    decorations.push(Deco::on_member(index, Decoration::MatrixStride, &[stride]));
+                    return Ok(decorations);
                 }
-                _ => return Ok(()),
+                _ => return Ok(decorations),
             }
         }
     }
 
     pub(super) fn const_u32(&mut self, v: u32) -> Word {
-        if let Some(&id) = self.u32_consts.get(&v) {
-            return id;
-        }
-        let t = self.b.type_int(32, 0);
-        let id = self.b.constant_bit32(t, v);
-        self.u32_consts.insert(v, id);
-        id
+        let t = self.type_int(32, 0);
+        self.constant_bit32(t, v)
     }
 
     /// A constant of scalar/vector type `ty` with every lane `bits`.
@@ -180,7 +164,7 @@ impl Writer<'_> {
         Ok(if n == 1 {
             st
         } else {
-            self.b.type_vector(st, u32::from(n))
+            self.type_vector(st, u32::from(n))
         })
     }
 
@@ -188,34 +172,25 @@ impl Writer<'_> {
     pub(super) fn const_lanes(&mut self, s: Scalar, n: u8, bits: u64) -> R<Word> {
         let st = self.scalar_type(s)?;
         let scalar = match s.kind {
-            ScalarKind::Bool => {
-                if bits != 0 {
-                    self.b.constant_true(st)
-                } else {
-                    self.b.constant_false(st)
-                }
-            }
-            _ if s.bits == 64 => self.b.constant_bit64(st, bits),
+            ScalarKind::Bool => self.constant_bool(st, bits != 0),
+            _ if s.bits == 64 => self.constant_bit64(st, bits),
             // Narrow signed literals are sign-extended to the word, unsigned and float
             // ones zero-extended.
             ScalarKind::Sint if s.bits < 32 => {
                 let shift = 64 - u32::from(s.bits);
-                self.b
-                    .constant_bit32(st, (((bits << shift) as i64) >> shift) as u32)
+                self.constant_bit32(st, (((bits << shift) as i64) >> shift) as u32)
             }
             _ if s.bits < 32 => {
                 let mask = (1u64 << s.bits) - 1;
-                self.b.constant_bit32(st, (bits & mask) as u32)
+                self.constant_bit32(st, (bits & mask) as u32)
             }
-            _ => self.b.constant_bit32(st, bits as u32),
+            _ => self.constant_bit32(st, bits as u32),
         };
         if n == 1 {
             return Ok(scalar);
         }
         let t = self.lanes_type(s, n)?;
-        Ok(self
-            .b
-            .constant_composite(t, std::iter::repeat_n(scalar, usize::from(n))))
+        Ok(self.constant_composite(t, &vec![scalar; usize::from(n)]))
     }
 
     pub(super) fn float_bits(&self, ty: Type, x: f64) -> R<u64> {
@@ -247,17 +222,10 @@ impl Writer<'_> {
                 for &e in elems {
                     ids.push(self.constant(e)?);
                 }
-                self.b.constant_composite(t, ids)
+                self.constant_composite(t, &ids)
             }
-            ConstKind::Zero => self.b.constant_null(t),
-            ConstKind::Undef => {
-                let id = self.b.id();
-                self.b
-                    .module_mut()
-                    .types_global_values
-                    .push(Instruction::new(Op::Undef, Some(t), Some(id), vec![]));
-                id
-            }
+            ConstKind::Zero => self.constant_null(t),
+            ConstKind::Undef => self.undef(t),
         };
         self.consts[c] = Some(id);
         Ok(id)
@@ -269,44 +237,17 @@ impl Writer<'_> {
             let lay = space_lay(data.space);
             let is_buffer = lay != Lay::None;
             let (var_ty, wrapped) = if is_buffer {
-                let (st, wrapped) = if let TypeData::Struct(s) = self.tdata(data.ty) {
-                    // A fresh copy of the struct as the Block, so nested uses stay plain.
-                    let rules = lay
-                        .rules()
-                        .ok_or("a buffer global without buffer layout rules")?;
-                    let mut members = Vec::new();
-                    for m in &s.members {
-                        members.push(self.type_lay(m.ty, lay)?);
-                    }
-                    let id = self.b.id();
-                    self.b.type_struct_id(Some(id), members);
-                    let layout = layout_of(&self.m.types, data.ty, rules)?;
-                    for (i, m) in s.members.iter().enumerate() {
-                        self.member_layout(id, i as u32, m.ty, layout.offsets[i], rules)?;
-                    }
-                    (id, false)
-                } else {
-                    let rules = lay
-                        .rules()
-                        .ok_or("a buffer global without buffer layout rules")?;
-                    let inner = self.type_lay(data.ty, lay)?;
-                    let id = self.b.id();
-                    self.b.type_struct_id(Some(id), [inner]);
-                    self.member_layout(id, 0, data.ty, 0, rules)?;
-                    (id, true)
-                };
-                self.b.decorate(st, Decoration::Block, []);
-                (st, wrapped)
+                self.block_type(data.ty, lay)?
             } else {
                 (self.type_lay(data.ty, Lay::None)?, false)
             };
-            let pt = self.b.type_pointer(None, class, var_ty);
+            let pt = self.type_pointer(class, var_ty);
             let init = match (data.init, data.space) {
                 (Some(c), AddressSpace::Private) => Some(self.constant(c)?),
                 _ => None,
             };
             let id = self.b.variable(pt, None, class, init);
-            self.b.name(id, data.name.clone());
+            self.debug_name(id, &data.name);
             if let Some(binding) = data.binding {
                 self.b.decorate(
                     id,
@@ -348,6 +289,21 @@ impl Writer<'_> {
 }
 
 impl Writer<'_> {
+    /// The `Block` struct of a buffer of type `ty` in layout `lay`, and whether it wraps a
+    /// non-struct type in a one-member struct.
+    fn block_type(&mut self, ty: Type, lay: Lay) -> R<(Word, bool)> {
+        if let TypeData::Struct(_) = self.tdata(ty) {
+            return Ok((self.struct_type(ty, lay, true)?, false));
+        }
+        let rules = lay
+            .rules()
+            .ok_or("a buffer global without buffer layout rules")?;
+        let inner = self.type_lay(ty, lay)?;
+        let mut decorations = self.member_layout(0, ty, 0, rules)?;
+        decorations.push(Deco::on_type(Decoration::Block, &[]));
+        Ok((self.type_struct(&[inner], decorations), true))
+    }
+
     /// The 8- and 16-bit widths `ty` holds, as (has 8-bit, has 16-bit).
     fn narrow_widths(&self, ty: Type) -> (bool, bool) {
         match self.tdata(ty) {

@@ -135,6 +135,7 @@ pub fn ssa_optimization() -> PassPipeline {
     // Private globals of entry points become allocas that mem2reg promotes; after
     // `normalize`, no callable that names them is left (`unused-callable-removal`).
     add(&mut p, "private-to-function");
+    add(&mut p, "sroa");
     add(&mut p, "mem2reg");
     p.add_fixed_point("ssa-round", group(SSA_ROUND), SSA_ROUND_LIMIT);
     // Write-only private and workgroup globals, and what computed their addresses.

@@ -3,7 +3,7 @@
 use crate::passes::{
     algebraic_simplify, bounds_checks, const_fold, dce, dead_arg_elim, dead_global_elim,
     destructure_cfg, gvn, hoist_allocas, inline, mem2reg, phi_cleanup, private_to_function,
-    reg2mem, restructure_cfg, simplify_cfg, unused_callable_removal,
+    reg2mem, restructure_cfg, simplify_cfg, sroa, unused_callable_removal,
 };
 use crate::pipeline::{PassFn, PassOutcome};
 use oxir_ir::Module;
@@ -38,6 +38,7 @@ registry! {
     "inline" => inline::run_on_module,
     "inline-all" => inline::run_all_on_module,
     "hoist-allocas" => hoist_allocas::run_on_module,
+    "sroa" => sroa::run_on_module,
     "mem2reg" => mem2reg::run_on_module,
     "reg2mem" => reg2mem::run_on_module,
     "unused-callable-removal" => unused_callable_removal::run_on_module,

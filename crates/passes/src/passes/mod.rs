@@ -28,4 +28,5 @@ pub mod private_to_function;
 pub mod reg2mem;
 pub mod restructure_cfg;
 pub mod simplify_cfg;
+pub mod sroa;
 pub mod unused_callable_removal;

@@ -78,9 +78,13 @@ fn o1_converges_and_a_second_run_changes_nothing() {
             changed_passes(record, &mut changed);
         }
         if !again.succeeded() || !changed.is_empty() {
-            failures.push(format!("{name}: a second ssa-optimization changed {changed:?}"));
+            failures.push(format!(
+                "{name}: a second ssa-optimization changed {changed:?}"
+            ));
         } else if print_module(&module, View::Flat) != before {
-            failures.push(format!("{name}: a second ssa-optimization changed the text"));
+            failures.push(format!(
+                "{name}: a second ssa-optimization changed the text"
+            ));
         }
         optimized += 1;
     }

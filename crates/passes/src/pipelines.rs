@@ -7,7 +7,7 @@
 //! - `structurize`, the tail for structured back-ends: `reg2mem → restructure-cfg →
 //!   verify(unique merges, canonical break/continue)`.
 //! - `ssa-optimization`, the optimiser on plain SSA after `normalize` (what `-O` adds):
-//!   `private-to-function → mem2reg`, the [`SSA_ROUND`] passes repeated to a fixed point
+//!   `private-to-function → sroa → mem2reg`, the [`SSA_ROUND`] passes repeated to a fixed point
 //!   (at most [`SSA_ROUND_LIMIT`] rounds), `dead-global-elim → dce`, then
 //!   `verify(reachable blocks)`;
 //! - `post-restructure-cleanup`, after `structurize` (and the `mem2reg` a structured

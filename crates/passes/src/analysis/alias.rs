@@ -149,7 +149,7 @@ fn root_step(func: &Function, v: Value) -> Step {
             match data.opcode {
                 Opcode::Alloca => Step::Root(Root::Alloca(inst)),
                 Opcode::Access if !data.args.is_empty() => Step::Access(inst),
-                // Any other pointer-producing instruction hides its provenance.
+                // wildcard-ok: any other pointer-producing instruction hides its provenance
                 _ => Step::Root(Root::Unknown(v)),
             }
         }

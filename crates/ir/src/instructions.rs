@@ -118,6 +118,24 @@ pub enum Payload {
 }
 
 impl Payload {
+    /// The literal indices of `extract`, `insert` and `shuffle`; empty for every other
+    /// payload.
+    pub fn indices(&self) -> &[u32] {
+        match self {
+            Payload::Indices(indices) => indices,
+            Payload::None
+            | Payload::Callee(_)
+            | Payload::Message(_)
+            | Payload::Jump(_)
+            | Payload::CondBranch { .. }
+            | Payload::SwitchBranch(_)
+            | Payload::If { .. }
+            | Payload::Loop { .. }
+            | Payload::SimpleLoop { .. }
+            | Payload::Switch { .. } => &[],
+        }
+    }
+
     /// The payload format this variant belongs to (`None` matches `Plain`).
     pub fn format(&self) -> Format {
         match self {

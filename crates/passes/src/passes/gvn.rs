@@ -63,7 +63,7 @@ use cranelift_entity::SecondaryMap;
 use oxir_ir::effects::is_safe_to_value_number;
 use oxir_ir::ops::EffectClass;
 use oxir_ir::types::{AddressSpace, StorageAccess};
-use oxir_ir::{Block, Func, Function, Global, Inst, Module, Opcode, Payload, Type, Value};
+use oxir_ir::{Block, Func, Function, Global, Inst, Module, Opcode, Type, Value};
 use smallvec::SmallVec;
 use std::collections::HashMap;
 
@@ -123,7 +123,7 @@ struct Expr {
     opcode: Opcode,
     ty: Type,
     args: SmallVec<[Value; 3]>,
-    indices: Option<Box<[u32]>>,
+    indices: Box<[u32]>,
 }
 
 /// "The bytes at `ptr` hold `value`", recorded by a load or store.
@@ -289,11 +289,7 @@ impl<'a> Walk<'a> {
         if data.opcode.is_commutative() && args.len() == 2 && args[1] < args[0] {
             args.swap(0, 1);
         }
-        let indices = match &data.payload {
-            Payload::Indices(ix) => Some(ix.clone()),
-            // wildcard-ok: pure instructions carry no other payload that names a value
-            _ => None,
-        };
+        let indices: Box<[u32]> = data.payload.indices().into();
         Some(Expr {
             opcode: data.opcode,
             ty: self.func.dfg.value_type(result),

@@ -58,7 +58,7 @@ pub mod rules;
 use crate::const_values::{const_of, lanes, lanes_const, scalar_or_vector};
 use crate::pass_info;
 use crate::util::{definitions, rewritable_instructions};
-use oxir_ir::{Func, Function, Inst, Module, Opcode, Payload, Value};
+use oxir_ir::{Func, Function, Inst, Module, Opcode, Value};
 use rules::{scalar_of, Family, Replacement, Rule, COMMUTATIVE, RULES};
 
 pass_info! {
@@ -183,10 +183,7 @@ fn rewrite(module: &mut Module, func: Func, inst: Inst, fast_math: bool) -> Opti
     let result = f.dfg.inst_result(inst)?;
     let data = f.dfg.inst(inst);
     let args: Vec<Value> = data.args.iter().map(|&v| f.dfg.resolve(v)).collect();
-    let indices: &[u32] = match &data.payload {
-        Payload::Indices(p) => p,
-        _ => &[],
-    };
+    let indices: &[u32] = data.payload.indices();
     let op = data.opcode;
     let subject = if op == Opcode::Select {
         args.get(1)

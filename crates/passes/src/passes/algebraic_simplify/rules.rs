@@ -6,7 +6,7 @@
 
 use crate::const_values::{const_of, lanes, scalar_or_vector};
 use oxir_ir::scalar_semantics::from_f64;
-use oxir_ir::{Function, Module, Opcode, Payload, Scalar, ScalarKind, Value, ValueDef};
+use oxir_ir::{Function, Module, Opcode, Scalar, ScalarKind, Value, ValueDef};
 
 /// Which scalar kinds a rule applies to (of the value the rule is about: the operands of
 /// arithmetic and comparisons, the arms of `select`).
@@ -284,11 +284,7 @@ fn def(func: &Function, v: Value) -> Option<(Opcode, &[Value], &[u32])> {
     match func.dfg.value_def(v) {
         ValueDef::Result(i) => {
             let d = func.dfg.inst(i);
-            let idx: &[u32] = match &d.payload {
-                Payload::Indices(p) => p,
-                _ => &[],
-            };
-            Some((d.opcode, &d.args, idx))
+            Some((d.opcode, &d.args, d.payload.indices()))
         }
         ValueDef::Param(..)
         | ValueDef::Const(_)

@@ -7,7 +7,7 @@ use crate::const_values::{
     const_of, elem_type, element, element_count, elements, lanes, scalar_or_vector, Elem, LaneBits,
 };
 use oxir_ir::scalar_semantics::{self as sem, lane_op, LaneOp};
-use oxir_ir::{Const, Func, Inst, Module, Opcode, Payload, Scalar, Type, Value};
+use oxir_ir::{Const, Func, Inst, Module, Opcode, Scalar, Type, Value};
 use smallvec::SmallVec;
 
 /// A constant value to intern.
@@ -75,10 +75,7 @@ impl Candidate {
             args,
             result,
             result_ty: f.dfg.value_type(result),
-            indices: match &data.payload {
-                Payload::Indices(path) => path.clone(),
-                _ => Box::default(),
-            },
+            indices: data.payload.indices().into(),
         })
     }
 

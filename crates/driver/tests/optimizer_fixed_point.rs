@@ -8,28 +8,7 @@ use oxir_ir::printer::{print_module, View};
 use std::path::PathBuf;
 
 fn shader_files() -> Vec<PathBuf> {
-    let mut dirs = vec![oxir_test_support::repo_root().join("tests/shaders")];
-    match oxir_test_support::corpus_dir() {
-        Some(corpus) => {
-            for sub in ["naga", "wgpu-examples"] {
-                dirs.push(corpus.join(sub));
-            }
-        }
-        None => eprintln!("skipping the corpus: no OXIR_CORPUS_DIR; tests/shaders only"),
-    }
-    let mut files: Vec<PathBuf> = dirs
-        .iter()
-        .flat_map(|d| std::fs::read_dir(d).into_iter().flatten().flatten())
-        .map(|e| e.path())
-        .filter(|p| {
-            matches!(
-                p.extension().and_then(|e| e.to_str()),
-                Some("wgsl" | "comp" | "vert" | "frag")
-            )
-        })
-        .collect();
-    files.sort();
-    files
+    oxir_test_support::shader_files(&["wgsl", "comp", "vert", "frag"])
 }
 
 fn input<'a>(name: &'a str, text: &'a str) -> Input<'a> {

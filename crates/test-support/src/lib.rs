@@ -30,6 +30,29 @@ pub fn corpus_dir() -> Option<PathBuf> {
         .find(|dir| dir.is_dir())
 }
 
+/// The files of `tests/shaders/` and of the corpus's `naga` and `wgpu-examples` folders
+/// whose extension is one of `extensions`, sorted; a message on stderr when there is no
+/// corpus (then `tests/shaders/` only).
+pub fn shader_files(extensions: &[&str]) -> Vec<PathBuf> {
+    let mut dirs = vec![repo_root().join("tests/shaders")];
+    match corpus_dir() {
+        Some(corpus) => dirs.extend(["naga", "wgpu-examples"].map(|sub| corpus.join(sub))),
+        None => eprintln!("no shader corpus (OXIR_CORPUS_DIR): tests/shaders only"),
+    }
+    let mut files: Vec<PathBuf> = dirs
+        .iter()
+        .flat_map(|d| std::fs::read_dir(d).into_iter().flatten().flatten())
+        .map(|e| e.path())
+        .filter(|p| {
+            p.extension()
+                .and_then(|e| e.to_str())
+                .is_some_and(|e| extensions.contains(&e))
+        })
+        .collect();
+    files.sort();
+    files
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -9,28 +9,7 @@ use std::path::PathBuf;
 /// The WGSL and GLSL compute files of `tests/shaders/` and of the shader corpus
 /// (`OXIR_CORPUS_DIR`; a message when absent), sorted.
 pub fn shader_files() -> Vec<PathBuf> {
-    let mut dirs = vec![oxir_test_support::repo_root().join("tests/shaders")];
-    match oxir_test_support::corpus_dir() {
-        Some(corpus) => {
-            for sub in ["naga", "wgpu-examples"] {
-                dirs.push(corpus.join(sub));
-            }
-        }
-        None => eprintln!("no shader corpus (OXIR_CORPUS_DIR): tests/shaders only"),
-    }
-    let mut files: Vec<PathBuf> = dirs
-        .iter()
-        .flat_map(|d| std::fs::read_dir(d).into_iter().flatten().flatten())
-        .map(|e| e.path())
-        .filter(|p| {
-            matches!(
-                p.extension().and_then(|e| e.to_str()),
-                Some("wgsl" | "comp")
-            )
-        })
-        .collect();
-    files.sort();
-    files
+    oxir_test_support::shader_files(&["wgsl", "comp"])
 }
 
 pub fn input<'a>(name: &'a str, text: &'a str) -> Input<'a> {

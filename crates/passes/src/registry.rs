@@ -2,8 +2,9 @@
 
 use crate::passes::{
     algebraic_simplify, bounds_checks, const_fold, dce, dead_arg_elim, dead_global_elim,
-    destructure_cfg, gvn, hoist_allocas, inline, mem2reg, phi_cleanup, private_to_function,
-    reg2mem, restructure_cfg, simplify_cfg, sroa, unused_callable_removal,
+    dead_store_elimination, destructure_cfg, gvn, hoist_allocas, inline, licm, mem2reg,
+    phi_cleanup, private_to_function, reg2mem, restructure_cfg, simplify_cfg, sroa,
+    unused_callable_removal,
 };
 use crate::pipeline::{PassFn, PassOutcome};
 use oxir_ir::Module;
@@ -51,4 +52,6 @@ registry! {
     "const-fold" => const_fold::run_on_module,
     "algebraic-simplify" => algebraic_simplify::run_on_module,
     "fast-math-simplify" => algebraic_simplify::run_fast_math_on_module,
+    "licm" => licm::run_on_module,
+    "dead-store-elimination" => dead_store_elimination::run_on_module,
 }

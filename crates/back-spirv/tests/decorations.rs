@@ -143,7 +143,10 @@ vertex @vs(vec3<f32> location(0), u32 location(1)) -> (vec4<f32> builtin(positio
 block0(v0: vec3<f32>, v1: u32):
     v2: u32 = vertex_index
     v3: vec2<f32> = splat c2
-    return c0, c1, c2, v3
+    v4: u32 = add v1, v2
+    v5: i32 = bitcast v4
+    v6: f32 = extract v0, 0
+    return c0, v5, v6, v3
 }
 ";
 
@@ -189,7 +192,14 @@ block0(v0: i32, v1: f32, v2: vec2<u32>):
     v6: ptr<storage(read_write), u32> = access @out, c0
     store v6, v5
     v7: f32 = extract v3, 0
-    return v3, v7
+    v8: f32 = convert v0
+    v9: f32 = add v7, v8
+    v10: f32 = add v9, v1
+    v11: u32 = extract v2, 1
+    v12: u32 = select v4, v11, c0
+    v13: ptr<storage(read_write), u32> = access @out, v12
+    store v13, v5
+    return v3, v10
 }
 ";
 
@@ -248,6 +258,12 @@ block0:
     v1: u32 = texture_dimensions v0
     v2: ptr<storage(read_write), u32> = access @out, c0
     store v2, v1
+    v3: sampler = load @s
+    v4: f32 = convert c1
+    v5: vec4<f32> = texture_sample_level v0, v3, v4, v4
+    v6: texture_storage_2d<rgba8unorm, write> = load @w
+    v7: vec2<i32> = splat c1
+    texture_store v6, v7, v5
     return
 }
 ";
@@ -445,4 +461,52 @@ block0:
         })
         .count();
     assert_eq!(twos, 1, "2.0 is declared once");
+}
+
+#[test]
+fn unreferenced_globals_and_unused_inputs_are_not_declared() {
+    let text = "\
+const c0: u32 = 0
+global @used: storage(read_write) array<u32> binding(0, 0)
+global @unused: storage(read_write) array<u32> binding(0, 1)
+global @unused_uniform: uniform vec4<f32> binding(0, 2)
+fragment @fs(f32 location(0), u32 location(1, flat, center), f32 location(2, perspective, sample)) -> vec4<f32> location(0) {
+block0(v0: f32, v1: u32, v2: f32):
+    v3: vec4<f32> = frag_coord
+    v4: u32 = sample_index
+    v5: ptr<storage(read_write), u32> = access @used, c0
+    store v5, v1
+    return v3
+}
+";
+    let m = compile(text, TargetEnv::Vulkan1_1);
+    let bindings: Vec<u32> = m
+        .annotations
+        .iter()
+        .filter(|i| i.operands[1] == Operand::Decoration(Decoration::Binding))
+        .filter_map(|i| match i.operands[2] {
+            Operand::LiteralBit32(b) => Some(b),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(bindings, vec![0], "only the referenced buffer is declared");
+    // Location 0 is unused: not declared. Location 1 is read. Location 2 is unused but
+    // `sample` interpolation makes the stage run per sample: declared.
+    let locations: BTreeSet<u32> = m
+        .annotations
+        .iter()
+        .filter(|i| i.operands[1] == Operand::Decoration(Decoration::Location))
+        .filter(|i| match i.operands[0] {
+            Operand::IdRef(id) => storage_class(&m, id) == Some(StorageClass::Input),
+            _ => false,
+        })
+        .filter_map(|i| match i.operands[2] {
+            Operand::LiteralBit32(l) => Some(l),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(locations, BTreeSet::from([1, 2]));
+    // An unused `sample_index` is declared for the same reason.
+    let _ = builtin(&m, BuiltIn::SampleId);
+    assert!(capabilities(&m).contains(&Capability::SampleRateShading));
 }

@@ -3,7 +3,8 @@
 //! of a damaged input.
 //!
 //! The SPIR-V cases are project shaders compiled by oxir with one word replaced, found by
-//! `scripts/naga_spv_sweep.py` (naga 30.0.2; each case names the naga site it reached).
+//! `scripts/naga_spv_sweep.py` (naga 30.0.2; each case names the naga site it reached) and
+//! kept as files under `tests/data/naga-panics/`.
 
 mod common;
 
@@ -17,29 +18,14 @@ fn scratch(name: &str) -> PathBuf {
     dir.join(name)
 }
 
-/// `tests/shaders/SHADER` compiled to SPIR-V by oxir (unchecked), with word `index` set to `value`,
-/// written to a scratch file named after the case.
-fn mutated_spirv(shader: &str, index: usize, value: u32) -> PathBuf {
-    let clean = scratch(&format!("{shader}.spv"));
-    let out = oxir(&[
-        "compile",
-        &path(&format!("tests/shaders/{shader}")),
-        "--target",
-        "spirv",
-        // The words the cases were found on: without the bounds checks, which would
-        // shift every word index below.
-        "--bounds-checks",
-        "unchecked",
-        "-o",
-        clean.to_str().expect("UTF-8 path"),
-    ]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let mut bytes = std::fs::read(&clean).expect("written");
-    assert!(index * 4 + 4 <= bytes.len(), "{shader} has no word {index}");
-    bytes[index * 4..index * 4 + 4].copy_from_slice(&value.to_le_bytes());
-    let damaged = scratch(&format!("{shader}-w{index}-{value:x}.spv"));
-    std::fs::write(&damaged, bytes).expect("written");
-    damaged
+/// A damaged SPIR-V module of `tests/data/naga-panics/`: `SHADER` compiled by oxir with
+/// `--bounds-checks unchecked`, word `index` set to `value`. The files are kept, not
+/// regenerated, so a change to oxir's writer cannot move a case off its naga site.
+fn damaged_spirv(shader: &str, index: usize, value: u32) -> PathBuf {
+    let stem = shader.replace('.', "-");
+    PathBuf::from(path(&format!(
+        "tests/data/naga-panics/{stem}-w{index}-{value:x}.spv"
+    )))
 }
 
 /// Exit 1, the file named, and nothing that looks like a crash of oxir.
@@ -78,7 +64,7 @@ const SPIRV_PANICS: [(&str, usize, u32, &str); 9] = [
 fn naga_panics_on_spirv_are_exit_1_naming_the_file_and_the_naga_site() {
     let mut reached = Vec::new();
     for (shader, index, value, site) in SPIRV_PANICS {
-        let file = mutated_spirv(shader, index, value);
+        let file = damaged_spirv(shader, index, value);
         let out = oxir(&["compile", file.to_str().expect("UTF-8 path")]);
         assert_refused(&out, &file);
         let err = stderr(&out);
@@ -86,17 +72,17 @@ fn naga_panics_on_spirv_are_exit_1_naming_the_file_and_the_naga_site() {
             reached.push(site);
         }
     }
-    // A change to oxir's SPIR-V writer or to naga may move a case off its site: at least
-    // most must still reach naga's panic (rerun scripts/naga_spv_sweep.py to refresh).
-    assert!(
-        reached.len() * 3 >= SPIRV_PANICS.len() * 2,
+    // Only a naga upgrade can move a case off its site (rerun scripts/naga_spv_sweep.py).
+    assert_eq!(
+        reached.len(),
+        SPIRV_PANICS.len(),
         "only {reached:?} still make naga panic"
     );
 }
 
 #[test]
 fn reflect_and_run_contain_the_same_panic() {
-    let file = mutated_spirv("histogram.wgsl", 76, 0);
+    let file = damaged_spirv("histogram.wgsl", 76, 0);
     let name = file.to_str().expect("UTF-8 path");
     for args in [
         vec!["reflect", name],

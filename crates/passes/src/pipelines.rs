@@ -44,9 +44,11 @@ pub const PIPELINE_NAMES: [&str; 4] = [
 /// single-predecessor chains), `phi-cleanup` (parameters that became trivial when
 /// branches folded), `dce` last.
 pub const SSA_ROUND: &[&str] = &[
+    "licm",
     "const-fold",
     "algebraic-simplify",
     "gvn",
+    "dead-store-elimination",
     "simplify-cfg",
     "phi-cleanup",
     "dce",

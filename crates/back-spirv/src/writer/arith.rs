@@ -271,10 +271,8 @@ impl Writer<'_> {
                 let n = if extract { 1 } else { 2 };
                 let ut = aty(n);
                 let utid = self.ty(ut)?;
-                let w = self.const_splat(ut, 32)?;
-                let o = self.ext(utid, None, GLOp::UMin, &[a[n], w])?;
-                let rest = self.op(Op::ISub, Some(utid), None, Self::ids(&[w, o]))?;
-                let count = self.ext(utid, None, GLOp::UMin, &[a[n + 1], rest])?;
+                let (o, count) =
+                    self.bit_field(f, ut, utid, (c.args[n], a[n]), (c.args[n + 1], a[n + 1]))?;
                 if extract {
                     let o2 = if signed {
                         Op::BitFieldSExtract
@@ -293,6 +291,52 @@ impl Writer<'_> {
             }
         }
         Ok(())
+    }
+
+    /// The clamped offset and count of a bit-field op: `o = min(offset, 32)`,
+    /// `c = min(count, 32 - o)`, computed here for constant operands (no instruction is
+    /// emitted for what is known) and by `UMin`/`ISub` otherwise.
+    fn bit_field(
+        &mut self,
+        f: &Function,
+        ut: Type,
+        utid: Word,
+        offset: (Value, Word),
+        count: (Value, Word),
+    ) -> R<(Word, Word)> {
+        const WIDTH: u64 = 32;
+        let known = |v: Value| match f.dfg.value_def(v) {
+            ValueDef::Const(k) => self.m.const_scalar_value(k).map(|(_, bits)| bits),
+            ValueDef::Result(_)
+            | ValueDef::Param(..)
+            | ValueDef::Global(_)
+            | ValueDef::Alias(_)
+            | ValueDef::Detached => None,
+        };
+        let (known_offset, known_count) = (known(offset.0), known(count.0));
+        let (o, rest) = match known_offset {
+            Some(bits) => {
+                let o = bits.min(WIDTH);
+                (self.const_splat(ut, o)?, Some(WIDTH - o))
+            }
+            None => {
+                let w = self.const_splat(ut, WIDTH)?;
+                (self.ext(utid, None, GLOp::UMin, &[offset.1, w])?, None)
+            }
+        };
+        let c = match (known_count, rest) {
+            (Some(bits), Some(rest)) => self.const_splat(ut, bits.min(rest))?,
+            (None, Some(rest)) => {
+                let rest = self.const_splat(ut, rest)?;
+                self.ext(utid, None, GLOp::UMin, &[count.1, rest])?
+            }
+            (Some(_) | None, None) => {
+                let w = self.const_splat(ut, WIDTH)?;
+                let rest = self.op(Op::ISub, Some(utid), None, Self::ids(&[w, o]))?;
+                self.ext(utid, None, GLOp::UMin, &[count.1, rest])?
+            }
+        };
+        Ok((o, c))
     }
 
     /// `select cond, x, y` of type `ty`. Scalars and vectors are one `OpSelect` (a scalar

@@ -382,6 +382,9 @@ impl Writer<'_> {
         let n = base + u32::from(tex.shape.arrayed);
         let u = self.type_int(32, 0);
         let size_ty = if n == 1 { u } else { self.type_vector(u, n) };
+        // The whole size is the result: the query writes it directly (no copy).
+        let direct = matches!(query, SizeQuery::Dimensions) && n == base;
+        let (size_ty, dst) = if direct { (rt, rid) } else { (size_ty, None) };
         let size = if tex.kind.is_some() && !tex.shape.multisampled {
             let level = match args.get(1) {
                 Some(&l) => self.val(f, l)?,
@@ -390,11 +393,11 @@ impl Writer<'_> {
             self.op(
                 Op::ImageQuerySizeLod,
                 Some(size_ty),
-                None,
+                dst,
                 Self::ids(&[image, level]),
             )?
         } else {
-            self.op(Op::ImageQuerySize, Some(size_ty), None, Self::ids(&[image]))?
+            self.op(Op::ImageQuerySize, Some(size_ty), dst, Self::ids(&[image]))?
         };
         match query {
             SizeQuery::Layers => {
@@ -405,9 +408,7 @@ impl Writer<'_> {
                     vec![Operand::IdRef(size), Operand::LiteralBit32(n - 1)],
                 )?;
             }
-            SizeQuery::Dimensions if n == base => {
-                self.op(Op::CopyObject, Some(rt), rid, Self::ids(&[size]))?;
-            }
+            SizeQuery::Dimensions if n == base => {}
             SizeQuery::Dimensions if base == 1 => {
                 self.op(
                     Op::CompositeExtract,

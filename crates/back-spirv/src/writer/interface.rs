@@ -277,14 +277,18 @@ impl Writer<'_> {
         Ok(())
     }
 
-    /// Loads every entry parameter into its value: built-ins from their shared variables,
+    /// Loads every used entry parameter into its value (an unused one is not declared): built-ins from their shared variables,
     /// locations from a fresh `Input` variable each.
     pub(super) fn stage_inputs(&mut self, f: &Function, entry: Block) -> R<()> {
         let params = f.dfg.block_params(entry).to_vec();
+        let used = super::references::used_values(f);
         for (i, &p) in params.iter().enumerate() {
             let binding = f.signature.params[i]
                 .binding
                 .ok_or("entry parameter without a stage binding")?;
+            if !used[p] && !forces_sample_shading(&binding) {
+                continue;
+            }
             let ty = f.dfg.value_type(p);
             let id = self.values[p].ok_or("an entry parameter without an id")?;
             match binding {
@@ -360,5 +364,17 @@ impl Writer<'_> {
             self.op(Op::Store, None, None, Self::ids(&[ptr, value]))?;
         }
         Ok(())
+    }
+}
+
+/// Whether declaring an input of `binding` makes a fragment shader run per sample
+/// (`SampleId`, or `Sample` interpolation): such an input is declared even when unused,
+/// because leaving it out would change the rate the stage runs at.
+fn forces_sample_shading(binding: &StageBinding) -> bool {
+    match binding {
+        StageBinding::Builtin(b) => *b == Builtin::SampleIndex,
+        StageBinding::Location { interpolation, .. } => {
+            interpolation.is_some_and(|i| i.sampling == Sampling::Sample)
+        }
     }
 }

@@ -5,6 +5,8 @@
 //!
 //! - [`lowering`]: the one exhaustive match over [`Opcode`], routing each op to its writer.
 //! - [`types`]: types with layout decorations, constants, global variables.
+//! - [`references`]: what the code names, so unreferenced globals and unused entry
+//!   parameters are not declared.
 //! - [`intern`]: every type and constant is declared once (which duplicates are
 //!   legitimate, and why).
 //! - [`interface`]: entry-point interfaces (built-in and location variables).
@@ -33,6 +35,7 @@ mod intern;
 mod lowering;
 mod math;
 mod memory;
+mod references;
 mod types;
 
 use instructions::Operands;

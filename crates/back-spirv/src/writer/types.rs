@@ -232,7 +232,11 @@ impl Writer<'_> {
     }
 
     pub(super) fn declare_globals(&mut self) -> R<()> {
+        let referenced = super::references::referenced_globals(self.m);
         for (g, data) in self.m.globals.iter() {
+            if !referenced[g] {
+                continue;
+            }
             let class = storage_class(data.space);
             let lay = space_lay(data.space);
             let is_buffer = lay != Lay::None;

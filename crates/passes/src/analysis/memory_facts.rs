@@ -29,7 +29,7 @@
 use crate::analysis::alias::{alias, AliasResult, PointerPath};
 use crate::analysis::value_table::Replacements;
 use oxir_ir::ops::EffectClass;
-use oxir_ir::{Function, Inst, Module, Type, Value};
+use oxir_ir::{Func, Function, Inst, Module, Type, Value};
 
 /// Memory facts of a scope consulted per query: the newest ones only.
 pub const FACT_WINDOW: usize = 64;
@@ -242,4 +242,16 @@ pub fn forward_in_blocks(module: &Module, func: &Function, kind: LocalFacts) -> 
         table.restore(mark);
     }
     replacements
+}
+
+/// Runs [`forward_in_blocks`] on `func` and applies its decisions; returns how many loads
+/// were replaced (0 for a function that does not exist).
+pub fn forward_and_apply(module: &mut Module, func: Func, kind: LocalFacts) -> u64 {
+    let Some(f) = module.functions.get(func) else {
+        return 0;
+    };
+    let replacements = forward_in_blocks(module, f, kind);
+    let count = replacements.len() as u64;
+    replacements.apply(&mut module.functions[func]);
+    count
 }

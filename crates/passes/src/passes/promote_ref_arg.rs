@@ -21,8 +21,9 @@
 //!    `alloca` only through its pointer parameters (pointers are not stored in memory and
 //!    an `alloca` is not a global), so for every other pointer parameter `j` of `@f` that
 //!    `@f` does not itself only load (by rule 2), the argument at every call site must not
-//!    alias argument `k` ([`crate::analysis::alias::alias`] is `NoAlias`). Whatever `@f`
-//!    calls, it can hand on only those pointers, its own allocas and globals.
+//!    alias argument `k` ([`crate::analysis::alias::alias`] is `NoAlias`; arguments that
+//!    are not pointers are ignored). Whatever `@f` calls, it can hand on only those
+//!    pointers, its own allocas and globals.
 //!
 //! The rewrite: the parameter's type (signature and entry-block parameter) becomes `T`,
 //! each `load` of it is replaced by the parameter itself, and every call site loads the
@@ -113,13 +114,14 @@ enum Use {
 
 /// The pointee of `ty` when it is a `function`-space pointer.
 fn function_pointee(module: &Module, ty: Type) -> Option<Type> {
-    match module.types.try_get(ty) {
-        Some(TypeData::Pointer {
-            space: AddressSpace::Function,
-            pointee,
-        }) => Some(*pointee),
-        _ => None,
-    }
+    let Some(TypeData::Pointer {
+        space: AddressSpace::Function,
+        pointee,
+    }) = module.types.try_get(ty)
+    else {
+        return None;
+    };
+    Some(*pointee)
 }
 
 /// Whether `func` may have its signature changed and all its calls are well formed.
@@ -230,9 +232,11 @@ fn site_passes_local(
         && path.path.iter().all(|i| matches!(i, PathIndex::Const(_)));
     local
         && args.iter().enumerate().all(|(j, &other)| {
-            j == index
-                || read_only.get(j).copied().unwrap_or(false)
-                || alias(&PointerPath::of(module, f, other), &path) == AliasResult::NoAlias
+            if j == index || read_only.get(j).copied().unwrap_or(false) {
+                return true;
+            }
+            let other = PointerPath::of(module, f, other);
+            other.space.is_none() || alias(&other, &path) == AliasResult::NoAlias
         })
 }
 

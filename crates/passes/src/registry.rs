@@ -2,8 +2,9 @@
 
 use crate::passes::{
     algebraic_simplify, bounds_checks, const_fold, dce, dead_arg_elim, dead_global_elim,
-    dead_store_elimination, destructure_cfg, gvn, hoist_allocas, inline, licm, mem2reg,
-    phi_cleanup, private_to_function, reg2mem, restructure_cfg, simplify_cfg, sroa,
+    dead_store_elimination, destructure_cfg, early_cse, gvn, hoist_allocas, inline, licm,
+    local_load_elimination, local_store_forward, mem2reg, phi_cleanup, private_to_function,
+    promote_ref_arg, reg2mem, restructure_cfg, simplify_cfg, sroa, trace_access,
     unused_callable_removal,
 };
 use crate::pipeline::{PassFn, PassOutcome};
@@ -54,4 +55,9 @@ registry! {
     "fast-math-simplify" => algebraic_simplify::run_fast_math_on_module,
     "licm" => licm::run_on_module,
     "dead-store-elimination" => dead_store_elimination::run_on_module,
+    "early-cse" => early_cse::run_on_module,
+    "local-store-forward" => local_store_forward::run_on_module,
+    "local-load-elimination" => local_load_elimination::run_on_module,
+    "trace-access" => trace_access::run_on_module,
+    "promote-ref-arg" => promote_ref_arg::run_on_module,
 }

@@ -28,7 +28,9 @@
 //! every fact. Facts flow from a block into a dominator-tree child only when that child
 //! has the block as its single predecessor; a join or loop header starts without them.
 //! Only the newest [`FACT_WINDOW`] facts of a block are consulted, so a block of n memory
-//! operations costs O(n · window), not O(n²).
+//! operations costs O(n · window), not O(n²). The expression key and table are
+//! [`crate::analysis::value_table`]'s, the fact table [`crate::analysis::memory_facts`]'s
+//! (shared with `early-cse` and the block-local memory passes).
 //!
 //! Counters: `replaced_pure_count` (pure expressions and invariant loads),
 //! `replaced_load_count` (loads answered by an earlier load), `forwarded_store_count`
@@ -54,18 +56,20 @@
 //! v5: f32 = mul v2, v4
 //! ```
 
-use crate::analysis::alias::{alias, AliasResult, PointerPath, Root};
+use crate::analysis::alias::{PointerPath, Root};
 use crate::analysis::dominators::DomTree;
+use crate::analysis::memory_facts::{FactMark, FactSource, FactTable, MemoryEvent};
+use crate::analysis::value_table::{ExprMark, ExprTable, Replacements};
 use crate::pass_info;
 use crate::util::definitions;
-use cranelift_entity::packed_option::PackedOption;
 use cranelift_entity::SecondaryMap;
 use oxir_ir::effects::is_safe_to_value_number;
 use oxir_ir::ops::EffectClass;
 use oxir_ir::types::{AddressSpace, StorageAccess};
-use oxir_ir::{Block, Func, Function, Global, Inst, Module, Opcode, Type, Value};
+use oxir_ir::{Block, Func, Function, Global, Inst, Module, Value};
 use smallvec::SmallVec;
-use std::collections::HashMap;
+
+pub use crate::analysis::memory_facts::FACT_WINDOW;
 
 pass_info! {
     pass: "gvn",
@@ -82,9 +86,6 @@ pass_info! {
     }
     changed_by: [replaced_pure_count, replaced_load_count, forwarded_store_count]
 }
-
-/// Memory facts of a block consulted per query: the newest ones only.
-pub const FACT_WINDOW: usize = 64;
 
 /// Runs [`run_on_function`] on every function with a body.
 pub fn run_on_module(module: &mut Module) -> GvnInfo {
@@ -107,41 +108,15 @@ pub fn run_on_function(module: &mut Module, func: Func) -> GvnInfo {
         walk.run(entry, &mut info);
         walk.replacements
     };
-    let f = &mut module.functions[func];
-    for (inst, leader) in replacements {
-        if let Some(result) = f.dfg.inst_result(inst) {
-            f.dfg.replace_all_uses(result, leader);
-        }
-        f.remove_inst(inst);
-    }
+    replacements.apply(&mut module.functions[func]);
     info
-}
-
-/// A pure expression (or invariant load) as the table keys it.
-#[derive(Clone, PartialEq, Eq, Hash)]
-struct Expr {
-    opcode: Opcode,
-    ty: Type,
-    args: SmallVec<[Value; 3]>,
-    indices: Box<[u32]>,
-}
-
-/// "The bytes at `ptr` hold `value`", recorded by a load or store.
-struct Fact {
-    ptr: PointerPath,
-    value: Value,
-    ty: Type,
-    from_store: bool,
-    killed: bool,
 }
 
 /// What a block's dominator-tree scope added, to undo when the walk leaves it.
 struct Frame {
     block: Block,
-    exprs_len: usize,
-    facts_len: usize,
-    kills_len: usize,
-    facts_floor: usize,
+    exprs: ExprMark,
+    facts: FactMark,
 }
 
 /// Which memory the function writes, for the invariant-load rule.
@@ -160,13 +135,9 @@ struct Walk<'a> {
     func: &'a Function,
     domtree: DomTree,
     writes: Writes,
-    leader: SecondaryMap<Value, PackedOption<Value>>,
-    exprs: HashMap<Expr, Value>,
-    expr_log: Vec<Expr>,
-    facts: Vec<Fact>,
-    kill_log: Vec<usize>,
-    facts_floor: usize,
-    replacements: Vec<(Inst, Value)>,
+    exprs: ExprTable,
+    facts: FactTable,
+    replacements: Replacements,
 }
 
 impl<'a> Walk<'a> {
@@ -178,19 +149,10 @@ impl<'a> Walk<'a> {
             func,
             domtree,
             writes,
-            leader: SecondaryMap::new(),
-            exprs: HashMap::new(),
-            expr_log: Vec::new(),
-            facts: Vec::new(),
-            kill_log: Vec::new(),
-            facts_floor: 0,
-            replacements: Vec::new(),
+            exprs: ExprTable::default(),
+            facts: FactTable::new(true),
+            replacements: Replacements::default(),
         }
-    }
-
-    fn leader_of(&self, v: Value) -> Value {
-        let v = self.func.dfg.resolve(v);
-        self.leader.get(v).and_then(|l| l.expand()).unwrap_or(v)
     }
 
     fn run(&mut self, entry: Block, info: &mut GvnInfo) {
@@ -205,192 +167,73 @@ impl<'a> Walk<'a> {
                     break;
                 }
                 if let Some(frame) = stack.pop() {
-                    self.leave(frame);
+                    self.exprs.restore(frame.exprs);
+                    self.facts.restore(frame.facts);
                 }
             }
-            stack.push(self.enter(block));
-            self.scan_block(block, info);
-        }
-    }
-
-    fn enter(&mut self, block: Block) -> Frame {
-        let frame = Frame {
-            block,
-            exprs_len: self.expr_log.len(),
-            facts_len: self.facts.len(),
-            kills_len: self.kill_log.len(),
-            facts_floor: self.facts_floor,
-        };
-        if self.domtree.cfg().pred_count(block) != 1 {
-            self.facts_floor = self.facts.len();
-        }
-        frame
-    }
-
-    fn leave(&mut self, frame: Frame) {
-        for expr in self.expr_log.drain(frame.exprs_len..) {
-            self.exprs.remove(&expr);
-        }
-        for index in self.kill_log.drain(frame.kills_len..) {
-            if let Some(fact) = self.facts.get_mut(index) {
-                fact.killed = false;
+            stack.push(Frame {
+                block,
+                exprs: self.exprs.mark(),
+                facts: self.facts.mark(),
+            });
+            if self.domtree.cfg().pred_count(block) != 1 {
+                self.facts.forget_all();
             }
-        }
-        self.facts.truncate(frame.facts_len);
-        self.facts_floor = frame.facts_floor;
-    }
-
-    fn scan_block(&mut self, block: Block, info: &mut GvnInfo) {
-        for inst in self.func.layout.block_insts(block) {
-            info.scanned_inst_count += 1;
-            self.visit(inst, info);
-        }
-    }
-
-    fn replace(&mut self, inst: Inst, by: Value) {
-        if let Some(result) = self.func.dfg.inst_result(inst) {
-            self.leader[result] = by.into();
-            self.replacements.push((inst, by));
+            for inst in self.func.layout.block_insts(block) {
+                info.scanned_inst_count += 1;
+                self.visit(inst, info);
+            }
         }
     }
 
     fn visit(&mut self, inst: Inst, info: &mut GvnInfo) {
-        let data = self.func.dfg.inst(inst);
-        let annotated = self
-            .func
-            .dfg
-            .metadata(inst)
-            .is_some_and(|md| md.is_annotated());
-        match data.opcode.info().effect {
-            EffectClass::Pure => {
-                if !annotated && is_safe_to_value_number(self.module, self.func, inst) {
+        let (module, func) = (self.module, self.func);
+        let annotated = func.dfg.metadata(inst).is_some_and(|md| md.is_annotated());
+        let leaders = &self.replacements.leaders;
+        match self
+            .facts
+            .step(module, func, inst, &|v| leaders.get(func, v))
+        {
+            MemoryEvent::Pure => {
+                if !annotated && is_safe_to_value_number(module, func, inst) {
                     self.number(inst, info);
                 }
             }
-            EffectClass::MemoryRead => self.load(inst, annotated, info),
-            EffectClass::MemoryWrite => self.store(inst),
-            EffectClass::Atomic => {
-                let ptr = self.pointer_path(data.args.first().copied());
-                self.kill(&ptr);
+            MemoryEvent::Load { ptr, result } => {
+                if !annotated {
+                    self.load(inst, ptr, result, info);
+                }
             }
-            EffectClass::Barrier | EffectClass::Call => self.facts_floor = self.facts.len(),
-            EffectClass::ResourceRead
-            | EffectClass::ResourceWrite
-            | EffectClass::Volatile
-            | EffectClass::TimeRead
-            | EffectClass::Terminator => {}
+            MemoryEvent::Other => {}
         }
     }
 
-    fn expr(&self, inst: Inst) -> Option<Expr> {
-        let data = self.func.dfg.inst(inst);
-        let result = self.func.dfg.inst_result(inst)?;
-        let mut args: SmallVec<[Value; 3]> = data.args.iter().map(|&v| self.leader_of(v)).collect();
-        if data.opcode.is_commutative() && args.len() == 2 && args[1] < args[0] {
-            args.swap(0, 1);
-        }
-        let indices: Box<[u32]> = data.payload.indices().into();
-        Some(Expr {
-            opcode: data.opcode,
-            ty: self.func.dfg.value_type(result),
-            args,
-            indices,
-        })
-    }
-
-    /// Numbers `inst` as a pure expression; returns whether it was replaced.
-    fn number(&mut self, inst: Inst, info: &mut GvnInfo) -> bool {
-        let Some(expr) = self.expr(inst) else {
-            return false;
-        };
-        if let Some(&earlier) = self.exprs.get(&expr) {
-            self.replace(inst, earlier);
+    /// Numbers `inst` as a pure expression.
+    fn number(&mut self, inst: Inst, info: &mut GvnInfo) {
+        if let Some(earlier) = self
+            .exprs
+            .number(self.func, inst, &self.replacements.leaders)
+        {
+            self.replacements.replace(self.func, inst, earlier);
             info.replaced_pure_count += 1;
-            return true;
         }
-        if let Some(result) = self.func.dfg.inst_result(inst) {
-            self.exprs.insert(expr.clone(), result);
-            self.expr_log.push(expr);
-        }
-        false
     }
 
-    fn pointer_path(&self, ptr: Option<Value>) -> PointerPath {
-        let ptr = ptr.unwrap_or_else(|| Value::from_u32(u32::MAX));
-        PointerPath::of_with(self.module, self.func, ptr, &|v| self.leader_of(v))
-    }
-
-    fn load(&mut self, inst: Inst, annotated: bool, info: &mut GvnInfo) {
-        let data = self.func.dfg.inst(inst);
-        let Some(result) = self.func.dfg.inst_result(inst) else {
-            return;
-        };
-        let ptr = self.pointer_path(data.args.first().copied());
-        if annotated {
-            return;
-        }
+    fn load(&mut self, inst: Inst, ptr: PointerPath, result: Value, info: &mut GvnInfo) {
         if self.is_invariant(&ptr) {
             self.number(inst, info);
             return;
         }
         let ty = self.func.dfg.value_type(result);
-        if let Some((value, from_store)) = self.lookup(&ptr, ty) {
-            self.replace(inst, value);
-            if from_store {
-                info.forwarded_store_count += 1;
-            } else {
-                info.replaced_load_count += 1;
+        match self.facts.lookup(&ptr, ty) {
+            Some((value, source)) => {
+                self.replacements.replace(self.func, inst, value);
+                match source {
+                    FactSource::Store => info.forwarded_store_count += 1,
+                    FactSource::Load => info.replaced_load_count += 1,
+                }
             }
-            return;
-        }
-        self.facts.push(Fact {
-            ptr,
-            value: result,
-            ty,
-            from_store: false,
-            killed: false,
-        });
-    }
-
-    fn store(&mut self, inst: Inst) {
-        let data = self.func.dfg.inst(inst);
-        let ptr = self.pointer_path(data.args.first().copied());
-        self.kill(&ptr);
-        if let Some(&value) = data.args.get(1) {
-            let value = self.leader_of(value);
-            let ty = self.func.dfg.value_type(value);
-            self.facts.push(Fact {
-                ptr,
-                value,
-                ty,
-                from_store: true,
-                killed: false,
-            });
-        }
-    }
-
-    fn window(&self) -> std::ops::Range<usize> {
-        let end = self.facts.len();
-        self.facts_floor.max(end.saturating_sub(FACT_WINDOW))..end
-    }
-
-    /// The newest live fact that must alias `ptr` with type `ty`: its value, and whether
-    /// a store recorded it (a load's fact names its own result).
-    fn lookup(&self, ptr: &PointerPath, ty: Type) -> Option<(Value, bool)> {
-        let range = self.window();
-        self.facts[range].iter().rev().find_map(|fact| {
-            (!fact.killed && fact.ty == ty && alias(&fact.ptr, ptr) == AliasResult::MustAlias)
-                .then_some((fact.value, fact.from_store))
-        })
-    }
-
-    fn kill(&mut self, ptr: &PointerPath) {
-        for index in self.window() {
-            let fact = &mut self.facts[index];
-            if !fact.killed && alias(&fact.ptr, ptr) != AliasResult::NoAlias {
-                fact.killed = true;
-                self.kill_log.push(index);
-            }
+            None => self.facts.record(ptr, result, ty, FactSource::Load),
         }
     }
 

@@ -3,7 +3,7 @@
 use crate::passes::{
     algebraic_simplify, bounds_checks, const_fold, dce, dead_arg_elim, dead_global_elim,
     dead_store_elimination, destructure_cfg, gvn, hoist_allocas, inline, licm, mem2reg,
-    phi_cleanup, private_to_function, reg2mem, restructure_cfg, simplify_cfg, sroa,
+    phi_cleanup, private_to_function, reg2mem, restructure_cfg, sccp, simplify_cfg, sroa,
     unused_callable_removal,
 };
 use crate::pipeline::{PassFn, PassOutcome};
@@ -54,4 +54,5 @@ registry! {
     "fast-math-simplify" => algebraic_simplify::run_fast_math_on_module,
     "licm" => licm::run_on_module,
     "dead-store-elimination" => dead_store_elimination::run_on_module,
+    "sccp" => sccp::run_on_module,
 }

@@ -29,6 +29,7 @@ pub mod phi_cleanup;
 pub mod private_to_function;
 pub mod reg2mem;
 pub mod restructure_cfg;
+pub mod sccp;
 pub mod simplify_cfg;
 pub mod sroa;
 pub mod unused_callable_removal;

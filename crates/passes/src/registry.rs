@@ -3,8 +3,8 @@
 use crate::passes::{
     algebraic_simplify, bounds_checks, const_fold, dce, dead_arg_elim, dead_global_elim,
     dead_store_elimination, destructure_cfg, gvn, hoist_allocas, inline, licm, mem2reg,
-    phi_cleanup, private_to_function, reg2mem, restructure_cfg, sccp, simplify_cfg, sroa,
-    unused_callable_removal,
+    phi_cleanup, private_to_function, reg2mem, restructure_cfg, sccp, simplify_cfg,
+    simplify_libcalls, sroa, unused_callable_removal,
 };
 use crate::pipeline::{PassFn, PassOutcome};
 use oxir_ir::Module;
@@ -55,4 +55,5 @@ registry! {
     "licm" => licm::run_on_module,
     "dead-store-elimination" => dead_store_elimination::run_on_module,
     "sccp" => sccp::run_on_module,
+    "simplify-libcalls" => simplify_libcalls::run_on_module,
 }

@@ -31,5 +31,6 @@ pub mod reg2mem;
 pub mod restructure_cfg;
 pub mod sccp;
 pub mod simplify_cfg;
+pub mod simplify_libcalls;
 pub mod sroa;
 pub mod unused_callable_removal;

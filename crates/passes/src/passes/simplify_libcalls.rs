@@ -71,8 +71,7 @@ pub fn run_on_function(module: &mut Module, func: Func) -> SimplifyLibcallsInfo 
         builtins_only: true,
     };
     let rows: AlgebraicSimplifyInfo = algebraic_simplify::run(module, func, mode);
-    let mut info = SimplifyLibcallsInfo::default();
-    info.simplified_count = rows.identity_count
+    let simplified_count = rows.identity_count
         + rows.absorbing_count
         + rows.same_operands_count
         + rows.involution_count
@@ -80,5 +79,8 @@ pub fn run_on_function(module: &mut Module, func: Func) -> SimplifyLibcallsInfo 
         + rows.composite_count
         + rows.conversion_count
         + rows.builtin_count;
-    info
+    SimplifyLibcallsInfo {
+        simplified_count,
+        ..SimplifyLibcallsInfo::default()
+    }
 }

@@ -20,6 +20,8 @@ const SEQUENCES: &[&[&str]] = &[
     &["sccp"],
     &["sccp", "simplify-cfg", "phi-cleanup", "dce"],
     &["const-fold", "simplify-cfg", "sccp", "const-fold", "dce"],
+    &["cvp", "sccp", "dce"],
+    &["simplify-libcalls", "dce"],
 ];
 
 fn run_sequence(module: &mut Module, names: &[&str]) -> Result<(), String> {

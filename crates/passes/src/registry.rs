@@ -1,7 +1,7 @@
 //! Passes by name. The names are the kebab-case names `oxir opt --passes` takes.
 
 use crate::passes::{
-    algebraic_simplify, bounds_checks, const_fold, dce, dead_arg_elim, dead_global_elim,
+    algebraic_simplify, bounds_checks, const_fold, cvp, dce, dead_arg_elim, dead_global_elim,
     dead_store_elimination, destructure_cfg, gvn, hoist_allocas, inline, licm, mem2reg,
     phi_cleanup, private_to_function, reg2mem, restructure_cfg, sccp, simplify_cfg,
     simplify_libcalls, sroa, unused_callable_removal,
@@ -56,4 +56,5 @@ registry! {
     "dead-store-elimination" => dead_store_elimination::run_on_module,
     "sccp" => sccp::run_on_module,
     "simplify-libcalls" => simplify_libcalls::run_on_module,
+    "cvp" => cvp::run_on_module,
 }

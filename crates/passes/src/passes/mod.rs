@@ -15,6 +15,7 @@
 pub mod algebraic_simplify;
 pub mod bounds_checks;
 pub mod const_fold;
+pub mod cvp;
 pub mod dce;
 pub mod dead_arg_elim;
 pub mod dead_global_elim;

@@ -22,6 +22,7 @@ const SEQUENCES: &[&[&str]] = &[
     &["const-fold", "simplify-cfg", "sccp", "const-fold", "dce"],
     &["cvp", "sccp", "dce"],
     &["simplify-libcalls", "dce"],
+    &["reassociate", "const-fold", "dce"],
 ];
 
 fn run_sequence(module: &mut Module, names: &[&str]) -> Result<(), String> {

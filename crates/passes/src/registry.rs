@@ -3,7 +3,7 @@
 use crate::passes::{
     algebraic_simplify, bounds_checks, const_fold, cvp, dce, dead_arg_elim, dead_global_elim,
     dead_store_elimination, destructure_cfg, gvn, hoist_allocas, inline, licm, mem2reg,
-    phi_cleanup, private_to_function, reg2mem, restructure_cfg, sccp, simplify_cfg,
+    phi_cleanup, private_to_function, reassociate, reg2mem, restructure_cfg, sccp, simplify_cfg,
     simplify_libcalls, sroa, unused_callable_removal,
 };
 use crate::pipeline::{PassFn, PassOutcome};
@@ -57,4 +57,5 @@ registry! {
     "sccp" => sccp::run_on_module,
     "simplify-libcalls" => simplify_libcalls::run_on_module,
     "cvp" => cvp::run_on_module,
+    "reassociate" => reassociate::run_on_module,
 }

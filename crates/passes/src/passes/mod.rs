@@ -28,6 +28,7 @@ pub mod licm;
 pub mod mem2reg;
 pub mod phi_cleanup;
 pub mod private_to_function;
+pub mod reassociate;
 pub mod reg2mem;
 pub mod restructure_cfg;
 pub mod sccp;

@@ -23,6 +23,7 @@ const SEQUENCES: &[&[&str]] = &[
     &["cvp", "sccp", "dce"],
     &["simplify-libcalls", "dce"],
     &["reassociate", "const-fold", "dce"],
+    &["div-rem-pairs", "gvn", "dce"],
 ];
 
 fn run_sequence(module: &mut Module, names: &[&str]) -> Result<(), String> {

@@ -2,9 +2,9 @@
 
 use crate::passes::{
     algebraic_simplify, bounds_checks, const_fold, cvp, dce, dead_arg_elim, dead_global_elim,
-    dead_store_elimination, destructure_cfg, gvn, hoist_allocas, inline, licm, mem2reg,
-    phi_cleanup, private_to_function, reassociate, reg2mem, restructure_cfg, sccp, simplify_cfg,
-    simplify_libcalls, sroa, unused_callable_removal,
+    dead_store_elimination, destructure_cfg, div_rem_pairs, gvn, hoist_allocas, inline, licm,
+    mem2reg, phi_cleanup, private_to_function, reassociate, reg2mem, restructure_cfg, sccp,
+    simplify_cfg, simplify_libcalls, sroa, unused_callable_removal,
 };
 use crate::pipeline::{PassFn, PassOutcome};
 use oxir_ir::Module;
@@ -58,4 +58,5 @@ registry! {
     "simplify-libcalls" => simplify_libcalls::run_on_module,
     "cvp" => cvp::run_on_module,
     "reassociate" => reassociate::run_on_module,
+    "div-rem-pairs" => div_rem_pairs::run_on_module,
 }

@@ -21,6 +21,7 @@ pub mod dead_arg_elim;
 pub mod dead_global_elim;
 pub mod dead_store_elimination;
 pub mod destructure_cfg;
+pub mod div_rem_pairs;
 pub mod gvn;
 pub mod hoist_allocas;
 pub mod inline;

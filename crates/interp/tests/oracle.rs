@@ -4,9 +4,9 @@
 
 mod common;
 use common::*;
-use oxir_interp::{Buffers, Options};
+use oxir_interp::Buffers;
 use oxir_ir::random_modules::{generate_module, GenConfig};
-use oxir_ir::{FunctionKind, Module};
+use oxir_ir::Module;
 
 /// Instruction budget of a run before the passes; programs needing more are skipped.
 const REFERENCE_LIMIT: u64 = 2_000_000;
@@ -35,42 +35,6 @@ fn pass_sequence() -> Vec<String> {
             .map(str::to_string),
     );
     names
-}
-
-fn kernels(module: &Module) -> Vec<(String, [u32; 3])> {
-    module
-        .functions
-        .values()
-        .filter_map(|f| match f.kind {
-            FunctionKind::Kernel { workgroup_size } => Some((f.name.clone(), workgroup_size)),
-            _ => None,
-        })
-        .collect()
-}
-
-/// Runs every kernel of `module` on `inputs`; the buffers after each run, or the error.
-fn execute(
-    module: &Module,
-    inputs: &[Buffers],
-    groups: [u32; 3],
-    limit: u64,
-) -> Vec<Result<Buffers, String>> {
-    let mut out = Vec::new();
-    for (name, _) in kernels(module) {
-        for input in inputs {
-            let mut buffers = input.clone();
-            let options = Options {
-                max_instructions: limit,
-                ..Options::default()
-            };
-            out.push(
-                oxir_interp::dispatch(module, &name, groups, &mut buffers, &options)
-                    .map(|_| buffers)
-                    .map_err(|e| e.to_string()),
-            );
-        }
-    }
-    out
 }
 
 /// Runs the passes one at a time and compares the results after each with the results

@@ -1,11 +1,11 @@
 //! Passes by name. The names are the kebab-case names `oxir opt --passes` takes.
 
 use crate::passes::{
-    algebraic_simplify, bounds_checks, const_fold, dce, dead_arg_elim, dead_global_elim,
-    dead_store_elimination, destructure_cfg, early_cse, gvn, hoist_allocas, inline, licm,
-    local_load_elimination, local_store_forward, mem2reg, phi_cleanup, private_to_function,
-    promote_ref_arg, reg2mem, restructure_cfg, simplify_cfg, sroa, trace_access,
-    unused_callable_removal,
+    algebraic_simplify, bounds_checks, const_fold, cvp, dce, dead_arg_elim, dead_global_elim,
+    dead_store_elimination, destructure_cfg, div_rem_pairs, early_cse, gvn, hoist_allocas,
+    inline, licm, local_load_elimination, local_store_forward, mem2reg, phi_cleanup,
+    private_to_function, promote_ref_arg, reassociate, reg2mem, restructure_cfg, sccp,
+    simplify_cfg, simplify_libcalls, sroa, trace_access, unused_callable_removal,
 };
 use crate::pipeline::{PassFn, PassOutcome};
 use oxir_ir::Module;
@@ -60,4 +60,9 @@ registry! {
     "local-load-elimination" => local_load_elimination::run_on_module,
     "trace-access" => trace_access::run_on_module,
     "promote-ref-arg" => promote_ref_arg::run_on_module,
+    "sccp" => sccp::run_on_module,
+    "simplify-libcalls" => simplify_libcalls::run_on_module,
+    "cvp" => cvp::run_on_module,
+    "reassociate" => reassociate::run_on_module,
+    "div-rem-pairs" => div_rem_pairs::run_on_module,
 }

@@ -1,6 +1,6 @@
 #![allow(dead_code)]
-use oxir_interp::Buffers;
-use oxir_ir::Module;
+use oxir_interp::{Buffers, Options};
+use oxir_ir::{FunctionKind, Module};
 use oxir_naga::{GlslStage, LowerOptions, ShaderSource};
 #[allow(unused_imports)]
 pub use oxir_test_support::corpus_dir;
@@ -78,4 +78,41 @@ pub fn structurized(module: &Module) -> Module {
 pub fn run(module: &Module, entry: &str, groups: [u32; 3], buffers: &mut Buffers) {
     oxir_interp::dispatch(module, entry, groups, buffers, &Default::default())
         .unwrap_or_else(|e| panic!("{e}"));
+}
+
+/// The kernels of `module` with their workgroup sizes.
+pub fn kernels(module: &Module) -> Vec<(String, [u32; 3])> {
+    module
+        .functions
+        .values()
+        .filter_map(|f| match f.kind {
+            FunctionKind::Kernel { workgroup_size } => Some((f.name.clone(), workgroup_size)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Runs every kernel of `module` on `inputs`; the buffers after each run, or the error.
+pub fn execute(
+    module: &Module,
+    inputs: &[Buffers],
+    groups: [u32; 3],
+    limit: u64,
+) -> Vec<Result<Buffers, String>> {
+    let mut out = Vec::new();
+    for (name, _) in kernels(module) {
+        for input in inputs {
+            let mut buffers = input.clone();
+            let options = Options {
+                max_instructions: limit,
+                ..Options::default()
+            };
+            out.push(
+                oxir_interp::dispatch(module, &name, groups, &mut buffers, &options)
+                    .map(|_| buffers)
+                    .map_err(|e| e.to_string()),
+            );
+        }
+    }
+    out
 }

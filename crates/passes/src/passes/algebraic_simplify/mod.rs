@@ -27,7 +27,13 @@
 //!
 //! Counters, one per rule family: `identity_count`, `absorbing_count`,
 //! `same_operands_count`, `involution_count`, `select_count`, `composite_count`,
-//! `conversion_count`; and `canonicalized_count` (operand swaps).
+//! `conversion_count`, `builtin_count`; and `canonicalized_count` (operand swaps).
+//!
+//! **Built-in functions.** The rows for built-in functions (`abs` of an unsigned
+//! integer, idempotent `abs`/`sign`/`floor`/`ceil`/`trunc`/`round`/`round_even`/
+//! `saturate`, `min x, x`, `max x, x`, `select c, x, x`) are this table's too;
+//! `simplify-libcalls` ([`crate::passes::simplify_libcalls`]) runs only them
+//! ([`Mode::builtins_only`]), so each rewrite has one definition.
 //!
 //! ## What it does not do
 //!
@@ -79,11 +85,13 @@ pass_info! {
         composite_count,
         /// No-op conversions and bitcast round trips.
         conversion_count,
+        /// Built-in function identities (`abs` of an unsigned integer, `floor (floor x)`).
+        builtin_count,
         /// Commutative operations whose constant operand moved to the right.
         canonicalized_count,
     }
     changed_by: [identity_count, absorbing_count, same_operands_count, involution_count,
-        select_count, composite_count, conversion_count, canonicalized_count]
+        select_count, composite_count, conversion_count, builtin_count, canonicalized_count]
 }
 
 /// Runs `algebraic-simplify` (float-safe rules only) on every function definition.
@@ -100,22 +108,47 @@ pub fn run_fast_math_on_module(module: &mut Module) -> AlgebraicSimplifyInfo {
 fn run_module(module: &mut Module, fast_math: bool) -> AlgebraicSimplifyInfo {
     let mut info = AlgebraicSimplifyInfo::default();
     for func in definitions(module) {
-        info.accumulate(&run(module, func, fast_math));
+        info.accumulate(&run(module, func, Mode::full(fast_math)));
     }
     info
 }
 
+/// Which rows of the table a run applies.
+#[derive(Copy, Clone, Debug)]
+pub struct Mode {
+    /// Float-unsafe rows too (`fast-math-simplify`).
+    pub fast_math: bool,
+    /// Only the rows of [`rules::BUILTIN_FUNCTIONS`], without canonicalisation
+    /// (`simplify-libcalls`).
+    pub builtins_only: bool,
+}
+
+impl Mode {
+    fn full(fast_math: bool) -> Mode {
+        Mode {
+            fast_math,
+            builtins_only: false,
+        }
+    }
+
+    fn admits(self, rule: &Rule) -> bool {
+        (self.fast_math || !rule.float_unsafe)
+            && (!self.builtins_only || rules::BUILTIN_FUNCTIONS.contains(&rule.op))
+    }
+}
+
 /// Runs `algebraic-simplify` on one function.
 pub fn run_on_function(module: &mut Module, func: Func) -> AlgebraicSimplifyInfo {
-    run(module, func, false)
+    run(module, func, Mode::full(false))
 }
 
 /// Runs `fast-math-simplify` on one function.
 pub fn run_fast_math_on_function(module: &mut Module, func: Func) -> AlgebraicSimplifyInfo {
-    run(module, func, true)
+    run(module, func, Mode::full(true))
 }
 
-fn run(module: &mut Module, func: Func, fast_math: bool) -> AlgebraicSimplifyInfo {
+/// Runs the rows `mode` admits on one function, to a fixed point.
+pub fn run(module: &mut Module, func: Func, mode: Mode) -> AlgebraicSimplifyInfo {
     let mut info = AlgebraicSimplifyInfo::default();
     loop {
         let Some(insts) = rewritable_instructions(module, func) else {
@@ -123,11 +156,11 @@ fn run(module: &mut Module, func: Func, fast_math: bool) -> AlgebraicSimplifyInf
         };
         let mut changed = false;
         for inst in insts {
-            if canonicalize(module, func, inst) {
+            if !mode.builtins_only && canonicalize(module, func, inst) {
                 info.canonicalized_count += 1;
                 changed = true;
             }
-            if let Some(rule) = rewrite(module, func, inst, fast_math) {
+            if let Some(rule) = rewrite(module, func, inst, mode) {
                 *family_counter(&mut info, rule.family) += 1;
                 changed = true;
             }
@@ -147,6 +180,7 @@ fn family_counter(info: &mut AlgebraicSimplifyInfo, family: Family) -> &mut u64 
         Family::Select => &mut info.select_count,
         Family::Composite => &mut info.composite_count,
         Family::Conversion => &mut info.conversion_count,
+        Family::Builtin => &mut info.builtin_count,
     }
 }
 
@@ -178,7 +212,7 @@ fn canonicalize(module: &mut Module, func: Func, inst: Inst) -> bool {
 }
 
 /// Applies the first matching rule to `inst`; returns it.
-fn rewrite(module: &mut Module, func: Func, inst: Inst, fast_math: bool) -> Option<&'static Rule> {
+fn rewrite(module: &mut Module, func: Func, inst: Inst, mode: Mode) -> Option<&'static Rule> {
     let f = &module.functions[func];
     let result = f.dfg.inst_result(inst)?;
     let data = f.dfg.inst(inst);
@@ -192,7 +226,7 @@ fn rewrite(module: &mut Module, func: Func, inst: Inst, fast_math: bool) -> Opti
     };
     let s = subject.and_then(|&v| scalar_of(module, f, v));
     let (rule, found) = RULES.iter().find_map(|rule| {
-        let applies = rule.op == op && (fast_math || !rule.float_unsafe) && rule.kinds.admit(s);
+        let applies = rule.op == op && mode.admits(rule) && rule.kinds.admit(s);
         let found = applies
             .then(|| rule.pattern.find(module, f, (op, &args, indices, result)))
             .flatten()?;

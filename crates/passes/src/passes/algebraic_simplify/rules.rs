@@ -12,8 +12,10 @@ use oxir_ir::{Function, Module, Opcode, Scalar, ScalarKind, Value, ValueDef};
 /// arithmetic and comparisons, the arms of `select`).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Kinds {
-    /// Signed and unsigned integers.
-    pub int: bool,
+    /// Signed integers.
+    pub sint: bool,
+    /// Unsigned integers.
+    pub uint: bool,
     /// `bool`.
     pub bool: bool,
     /// Floats.
@@ -24,7 +26,8 @@ pub struct Kinds {
 
 const fn kinds(int: bool, bool: bool, float: bool) -> Kinds {
     Kinds {
-        int,
+        sint: int,
+        uint: int,
         bool,
         float,
         any: false,
@@ -33,6 +36,11 @@ const fn kinds(int: bool, bool: bool, float: bool) -> Kinds {
 
 /// Integers.
 pub const INT: Kinds = kinds(true, false, false);
+/// Unsigned integers.
+pub const UINT: Kinds = Kinds {
+    sint: false,
+    ..kinds(true, false, false)
+};
 /// Integers and bools.
 pub const INT_BOOL: Kinds = kinds(true, true, false);
 /// Integers and floats.
@@ -43,7 +51,8 @@ pub const FLOAT: Kinds = kinds(false, false, true);
 pub const ALL_SCALARS: Kinds = kinds(true, true, true);
 /// Any type.
 pub const ANY: Kinds = Kinds {
-    int: true,
+    sint: true,
+    uint: true,
     bool: true,
     float: true,
     any: true,
@@ -54,7 +63,8 @@ impl Kinds {
     pub fn admit(self, s: Option<Scalar>) -> bool {
         match s.map(|s| s.kind) {
             None => self.any,
-            Some(ScalarKind::Sint | ScalarKind::Uint) => self.int,
+            Some(ScalarKind::Sint) => self.sint,
+            Some(ScalarKind::Uint) => self.uint,
             Some(ScalarKind::Bool) => self.bool,
             Some(ScalarKind::Float) => self.float,
         }
@@ -103,6 +113,11 @@ pub enum Pattern {
     SameArms,
     /// The operand is the result of the same opcode: `op (op x)` finds `x`.
     Involution,
+    /// The operand is the result of the same opcode (`op (op x)`); finds the operand
+    /// `op x` itself (for idempotent operations, with [`Replacement::Operand`]).
+    Idempotent,
+    /// Always matches (the kinds decide: `abs` of an unsigned integer).
+    Always,
     /// `extract (construct p0, p1, ...), [i]` finds `pi` (non-vector composites, or
     /// vectors built from scalars only).
     ExtractOfConstruct,
@@ -144,6 +159,9 @@ pub enum Family {
     Composite,
     /// No-op conversions and bitcast round trips.
     Conversion,
+    /// Built-in functions that are the identity on their operand (`abs` of an unsigned
+    /// integer) or idempotent (`floor (floor x)`).
+    Builtin,
 }
 
 /// One rewrite rule.
@@ -233,6 +251,23 @@ rules! {
     "convert-same-type": Conversion, Convert, ANY, false, P::SameType => R::Operand(0);
     "bitcast-same-type": Conversion, Bitcast, ANY, false, P::SameType => R::Operand(0);
     "bitcast-round-trip": Conversion, Bitcast, ANY, false, P::BitcastRoundTrip => R::Found;
+    // --- built-in functions -----------------------------------------------------------
+    // (`min x, x`, `max x, x` and `select c, x, x` are the rows above.)
+    // Unsigned integers are their own absolute value.
+    "abs-unsigned": Builtin, Abs, UINT, false, P::Always => R::Operand(0);
+    // abs clears the sign (integers: wrapping, abs MIN = MIN): twice is once.
+    "abs-abs": Builtin, Abs, NUM, false, P::Idempotent => R::Operand(0);
+    // sign is -1, 0 or 1, each its own sign (integers only: a float zero's sign may
+    // come back as either zero on GPUs).
+    "sign-sign": Builtin, Sign, INT, false, P::Idempotent => R::Operand(0);
+    // Rounding an integer-valued float is exact in every rounding direction.
+    "floor-floor": Builtin, Floor, FLOAT, false, P::Idempotent => R::Operand(0);
+    "ceil-ceil": Builtin, Ceil, FLOAT, false, P::Idempotent => R::Operand(0);
+    "trunc-trunc": Builtin, Trunc, FLOAT, false, P::Idempotent => R::Operand(0);
+    "round-round": Builtin, Round, FLOAT, false, P::Idempotent => R::Operand(0);
+    "round-even-round-even": Builtin, RoundEven, FLOAT, false, P::Idempotent => R::Operand(0);
+    // A value in [0, 1] (or NaN) saturates to itself.
+    "saturate-saturate": Builtin, Saturate, FLOAT, false, P::Idempotent => R::Operand(0);
     // --- fast math only: wrong for -0.0, NaN or infinities ----------------------------
     // -0.0 + 0.0 = +0.0.
     "fadd-zero": Identity, Add, FLOAT, true, P::Const(1, K::Zero) => R::Operand(0);
@@ -252,6 +287,22 @@ rules! {
     "flt-self": SameOperands, Lt, FLOAT, true, P::SameOperands => R::Const(K::Zero);
     "fgt-self": SameOperands, Gt, FLOAT, true, P::SameOperands => R::Const(K::Zero);
 }
+
+/// The built-in functions whose rows `simplify-libcalls` runs (and `select`, whose
+/// equal-arms row it shares): every other row is `algebraic-simplify`'s alone.
+pub const BUILTIN_FUNCTIONS: &[Opcode] = &[
+    Opcode::Abs,
+    Opcode::Sign,
+    Opcode::Min,
+    Opcode::Max,
+    Opcode::Floor,
+    Opcode::Ceil,
+    Opcode::Trunc,
+    Opcode::Round,
+    Opcode::RoundEven,
+    Opcode::Saturate,
+    Opcode::Select,
+];
 
 /// Commutative operations and the kinds on which swapping the operands changes nothing
 /// (float `min`/`max` are left out: which zero or NaN they return may depend on order).
@@ -315,6 +366,11 @@ impl Pattern {
                 (inner, [x], _) if inner == op => *x,
                 _ => return None,
             },
+            Pattern::Idempotent => match def(func, *args.first()?)? {
+                (inner, [_], _) if inner == op => r,
+                _ => return None,
+            },
+            Pattern::Always => r,
             Pattern::ExtractOfConstruct => {
                 let [i] = indices else { return None };
                 let (Opcode::Construct, parts, _) = def(func, *args.first()?)? else {

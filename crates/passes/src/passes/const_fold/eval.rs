@@ -108,11 +108,6 @@ fn evaluate_lanes(module: &Module, c: &Candidate, check: LaneCheck) -> Outcome {
     let Some(consts) = c.all_consts() else {
         return Outcome::Keep;
     };
-    let (Some(lane), Some((rs, rn))) =
-        (lane_op(c.op), scalar_or_vector(&module.types, c.result_ty))
-    else {
-        return Outcome::Keep;
-    };
     let Some(operands) = consts
         .iter()
         .map(|&k| lanes(module, k))
@@ -120,19 +115,65 @@ fn evaluate_lanes(module: &Module, c: &Candidate, check: LaneCheck) -> Outcome {
     else {
         return Outcome::Keep;
     };
+    match lanes_with_check(module, c.op, c.result_ty, check, &operands) {
+        LaneFold::Fold(rs, out) => Outcome::Fold(
+            Folded::Const(Built::Lanes(c.result_ty, rs, out)),
+            FoldKind::Lanes,
+        ),
+        LaneFold::Unsafe => Outcome::Unsafe,
+        LaneFold::Keep => Outcome::Keep,
+    }
+}
+
+/// What a lane-wise evaluation of known operand lanes gives.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LaneFold {
+    /// The result's lane scalar and lane bits.
+    Fold(Scalar, LaneBits),
+    /// The operands are known, but folding is not safe on every target.
+    Unsafe,
+    /// Not a lane-wise operation, or the operands do not fit it.
+    Keep,
+}
+
+/// Evaluates the lane-wise opcode `op` with result type `result_ty` on operands given
+/// as lane bits (`(lane scalar, canonical bits)` per operand, in operand order), under
+/// [`fold_rule`]'s safety rule: the one evaluation `const-fold` and `sccp` share.
+/// Interns nothing.
+pub fn fold_lanes(
+    module: &Module,
+    op: Opcode,
+    result_ty: Type,
+    operands: &[(Scalar, LaneBits)],
+) -> LaneFold {
+    match fold_rule(op) {
+        FoldRule::Lanes(check) => lanes_with_check(module, op, result_ty, check, operands),
+        FoldRule::Never(_) => LaneFold::Unsafe,
+        FoldRule::Structural => LaneFold::Keep,
+    }
+}
+
+fn lanes_with_check(
+    module: &Module,
+    op: Opcode,
+    result_ty: Type,
+    check: LaneCheck,
+    operands: &[(Scalar, LaneBits)],
+) -> LaneFold {
+    let (Some(lane), Some((rs, rn))) = (lane_op(op), scalar_or_vector(&module.types, result_ty))
+    else {
+        return LaneFold::Keep;
+    };
     let Some(&(s, ref first)) = operands.first() else {
-        return Outcome::Keep;
+        return LaneFold::Keep;
     };
     let n = first.len();
     if matches!(lane, LaneOp::BoolReduce { .. }) {
         let out = sem::bool_reduce(matches!(lane, LaneOp::BoolReduce { any: true }), first);
-        return Outcome::Fold(
-            Folded::Const(Built::Lanes(c.result_ty, rs, SmallVec::from_elem(out, 1))),
-            FoldKind::Lanes,
-        );
+        return LaneFold::Fold(rs, SmallVec::from_elem(out, 1));
     }
     if usize::from(rn) != n {
-        return Outcome::Keep;
+        return LaneFold::Keep;
     }
     let mut out = LaneBits::new();
     for i in 0..n {
@@ -146,13 +187,13 @@ fn evaluate_lanes(module: &Module, c: &Candidate, check: LaneCheck) -> Outcome {
         let lane_bits = |k: usize| operands.get(k).and_then(|(_, l)| l.get(i).copied());
         let scalar_bits = |k: usize| operands.get(k).and_then(|(_, l)| l.first().copied());
         let result = match lane {
-            LaneOp::Unary(_) => lane_bits(0).and_then(|a| sem::unary(c.op, s, a).ok()),
+            LaneOp::Unary(_) => lane_bits(0).and_then(|a| sem::unary(op, s, a).ok()),
             LaneOp::Binary(_) => match (lane_bits(0), lane_bits(1)) {
-                (Some(a), Some(b)) => sem::binary(c.op, s, a, b).ok(),
+                (Some(a), Some(b)) => sem::binary(op, s, a, b).ok(),
                 _ => None,
             },
             LaneOp::Ternary(_) => match (lane_bits(0), lane_bits(1), lane_bits(2)) {
-                (Some(a), Some(b), Some(d)) => sem::ternary(c.op, s, a, b, d).ok(),
+                (Some(a), Some(b), Some(d)) => sem::ternary(op, s, a, b, d).ok(),
                 _ => None,
             },
             LaneOp::ExtractBits => match (lane_bits(0), scalar_bits(1), scalar_bits(2)) {
@@ -170,24 +211,52 @@ fn evaluate_lanes(module: &Module, c: &Candidate, check: LaneCheck) -> Outcome {
             LaneOp::Select | LaneOp::BoolReduce { .. } => None,
         };
         let Some(output) = result else {
-            return Outcome::Keep;
+            return LaneFold::Keep;
         };
         let lane = Lane {
-            op: c.op,
+            op,
             operand: s,
             inputs: &inputs,
             result: rs,
             output,
         };
         if !lanes_are_safe(check, &lane) {
-            return Outcome::Unsafe;
+            return LaneFold::Unsafe;
         }
         out.push(output);
     }
-    Outcome::Fold(
-        Folded::Const(Built::Lanes(c.result_ty, rs, out)),
-        FoldKind::Lanes,
-    )
+    LaneFold::Fold(rs, out)
+}
+
+/// Which arm a `select` condition with known lanes picks.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Pick {
+    /// Every lane true: the first arm.
+    True,
+    /// Every lane false: the second arm.
+    False,
+    /// Lanes differ: a lane-wise mix ([`select_lanes`]) of constant arms.
+    Mixed,
+}
+
+/// The arm a `select` with condition lanes `cond` picks.
+pub fn select_pick(cond: &[u64]) -> Pick {
+    if cond.iter().all(|&b| b != 0) {
+        Pick::True
+    } else if cond.iter().all(|&b| b == 0) {
+        Pick::False
+    } else {
+        Pick::Mixed
+    }
+}
+
+/// The lane-wise `select` of known arms; `None` when the lane counts differ.
+pub fn select_lanes(cond: &[u64], t: &[u64], f: &[u64]) -> Option<LaneBits> {
+    (t.len() == cond.len() && f.len() == cond.len()).then(|| {
+        (0..cond.len())
+            .map(|i| sem::select(cond[i], t[i], f[i]))
+            .collect()
+    })
 }
 
 fn evaluate_structural(module: &mut Module, c: &Candidate) -> Outcome {
@@ -237,37 +306,28 @@ fn evaluate_select(module: &Module, c: &Candidate) -> Outcome {
     let Some((_, cl)) = lanes(module, *cond) else {
         return Outcome::Keep;
     };
-    if cl.iter().all(|&b| b != 0) {
-        return Outcome::Fold(Folded::Value(t), FoldKind::Select);
+    match select_pick(&cl) {
+        Pick::True => return Outcome::Fold(Folded::Value(t), FoldKind::Select),
+        Pick::False => return Outcome::Fold(Folded::Value(f), FoldKind::Select),
+        Pick::Mixed => {}
     }
-    if cl.iter().all(|&b| b == 0) {
-        return Outcome::Fold(Folded::Value(f), FoldKind::Select);
-    }
-    let arms = (
+    let arm = |i: usize| {
         c.consts
-            .get(1)
+            .get(i)
             .copied()
             .flatten()
-            .and_then(|k| lanes(module, k)),
-        c.consts
-            .get(2)
-            .copied()
-            .flatten()
-            .and_then(|k| lanes(module, k)),
-    );
-    let (Some((s, tl)), Some((_, fl))) = arms else {
+            .and_then(|k| lanes(module, k))
+    };
+    let (Some((s, tl)), Some((_, fl))) = (arm(1), arm(2)) else {
         return Outcome::Keep;
     };
-    if tl.len() != cl.len() || fl.len() != cl.len() {
-        return Outcome::Keep;
+    match select_lanes(&cl, &tl, &fl) {
+        Some(out) => Outcome::Fold(
+            Folded::Const(Built::Lanes(c.result_ty, s, out)),
+            FoldKind::Select,
+        ),
+        None => Outcome::Keep,
     }
-    let out = (0..cl.len())
-        .map(|i| sem::select(cl[i], tl[i], fl[i]))
-        .collect();
-    Outcome::Fold(
-        Folded::Const(Built::Lanes(c.result_ty, s, out)),
-        FoldKind::Select,
-    )
 }
 
 fn extract_path(module: &mut Module, agg: Elem, path: &[u32]) -> Option<Elem> {

@@ -1,9 +1,9 @@
 //! Passes by name. The names are the kebab-case names `oxir opt --passes` takes.
 
 use crate::passes::{
-    algebraic_simplify, bounds_checks, const_fold, dce, dead_arg_elim, dead_global_elim,
-    dead_store_elimination, destructure_cfg, gvn, hoist_allocas, inline, licm, mem2reg,
-    phi_cleanup, private_to_function, reg2mem, restructure_cfg, simplify_cfg, sroa,
+    adce, algebraic_simplify, bounds_checks, const_fold, dce, dead_arg_elim, dead_global_elim,
+    dead_store_elimination, destructure_cfg, gvn, hoist_allocas, if_conversion, inline, licm,
+    mem2reg, phi_cleanup, private_to_function, reg2mem, restructure_cfg, simplify_cfg, sroa,
     unused_callable_removal,
 };
 use crate::pipeline::{PassFn, PassOutcome};
@@ -36,6 +36,7 @@ registry! {
     "restructure-cfg" => restructure_cfg::run_on_module,
     "simplify-cfg" => simplify_cfg::run_on_module,
     "dce" => dce::run_on_module,
+    "adce" => adce::run_on_module,
     "inline" => inline::run_on_module,
     "inline-all" => inline::run_all_on_module,
     "hoist-allocas" => hoist_allocas::run_on_module,
@@ -53,5 +54,6 @@ registry! {
     "algebraic-simplify" => algebraic_simplify::run_on_module,
     "fast-math-simplify" => algebraic_simplify::run_fast_math_on_module,
     "licm" => licm::run_on_module,
+    "if-conversion" => if_conversion::run_on_module,
     "dead-store-elimination" => dead_store_elimination::run_on_module,
 }

@@ -12,6 +12,7 @@
 //!   `dead-global-elim`, has only `run_on_module` and says so in its doc). A pass that can refuse checks the whole function or module before its
 //!   first mutation and leaves it untouched when it refuses.
 
+pub mod adce;
 pub mod algebraic_simplify;
 pub mod bounds_checks;
 pub mod const_fold;
@@ -22,6 +23,7 @@ pub mod dead_store_elimination;
 pub mod destructure_cfg;
 pub mod gvn;
 pub mod hoist_allocas;
+pub mod if_conversion;
 pub mod inline;
 pub mod licm;
 pub mod mem2reg;

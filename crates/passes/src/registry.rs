@@ -1,9 +1,9 @@
 //! Passes by name. The names are the kebab-case names `oxir opt --passes` takes.
 
 use crate::passes::{
-    algebraic_simplify, bounds_checks, const_fold, cvp, dce, dead_arg_elim, dead_global_elim,
+    adce, algebraic_simplify, bounds_checks, const_fold, cvp, dce, dead_arg_elim, dead_global_elim,
     dead_store_elimination, destructure_cfg, div_rem_pairs, early_cse, gvn, hoist_allocas,
-    inline, licm, local_load_elimination, local_store_forward, mem2reg, phi_cleanup,
+    if_conversion, inline, licm, local_load_elimination, local_store_forward, mem2reg, phi_cleanup,
     private_to_function, promote_ref_arg, reassociate, reg2mem, restructure_cfg, sccp,
     simplify_cfg, simplify_libcalls, sroa, trace_access, unused_callable_removal,
 };
@@ -37,6 +37,7 @@ registry! {
     "restructure-cfg" => restructure_cfg::run_on_module,
     "simplify-cfg" => simplify_cfg::run_on_module,
     "dce" => dce::run_on_module,
+    "adce" => adce::run_on_module,
     "inline" => inline::run_on_module,
     "inline-all" => inline::run_all_on_module,
     "hoist-allocas" => hoist_allocas::run_on_module,
@@ -54,6 +55,7 @@ registry! {
     "algebraic-simplify" => algebraic_simplify::run_on_module,
     "fast-math-simplify" => algebraic_simplify::run_fast_math_on_module,
     "licm" => licm::run_on_module,
+    "if-conversion" => if_conversion::run_on_module,
     "dead-store-elimination" => dead_store_elimination::run_on_module,
     "early-cse" => early_cse::run_on_module,
     "local-store-forward" => local_store_forward::run_on_module,

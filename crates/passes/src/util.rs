@@ -3,7 +3,10 @@
 
 use cranelift_entity::packed_option::PackedOption;
 use cranelift_entity::{PrimaryMap, SecondaryMap};
-use oxir_ir::{Func, Function, Global, GlobalData, Inst, Module};
+use oxir_ir::instructions::InstData;
+use oxir_ir::ops::TypeRule;
+use oxir_ir::{Block, Func, Function, Global, GlobalData, Inst, Module, ValueDef};
+use smallvec::SmallVec;
 
 /// Whether `func` has any structured terminator (`if`, `loop`, `simple_loop`, `switch`) or
 /// `break` / `continue` in its layout. Passes that need a plain CFG check this first.
@@ -73,4 +76,51 @@ pub fn rewritable_instructions(module: &Module, func: Func) -> Option<Vec<Inst>>
             })
             .collect(),
     )
+}
+
+/// One edge into a block: the terminator and the edge's index in its payload.
+pub type EdgeRef = (Inst, usize);
+
+/// The edges into each block, from the terminators of blocks placed in the layout, in
+/// layout and edge order (a terminator naming a block twice contributes two edges).
+pub fn incoming_edges(func: &Function) -> SecondaryMap<Block, SmallVec<[EdgeRef; 2]>> {
+    let mut incoming: SecondaryMap<Block, SmallVec<[EdgeRef; 2]>> = SecondaryMap::new();
+    for block in func.layout.blocks() {
+        let Some(term) = func.terminator(block) else {
+            continue;
+        };
+        for (index, edge) in func.dfg.inst(term).payload.edges().iter().enumerate() {
+            incoming[edge.block].push((term, index));
+        }
+    }
+    incoming
+}
+
+/// Removes parameter `k` of `block` and argument `k` of each edge of `incoming` (the
+/// edges into `block`; an edge with too few arguments is left as it is).
+pub fn remove_block_param(func: &mut Function, block: Block, k: usize, incoming: &[EdgeRef]) {
+    func.dfg.remove_block_param(block, k);
+    for &(term, index) in incoming {
+        let mut edges = func.dfg.inst_mut(term).payload.edges_mut();
+        if let Some(edge) = edges.get_mut(index).filter(|e| k < e.args.len()) {
+            edge.args.remove(k);
+        }
+    }
+}
+
+/// Whether an index operand of `access`, `extract_dynamic` or `insert_dynamic` is not a
+/// module constant: such an instruction may be lowered to an address computation that
+/// is undefined out of range, so passes do not speculate it.
+pub fn has_dynamic_index(func: &Function, data: &InstData) -> bool {
+    let indices = match data.opcode.info().rule {
+        TypeRule::Access => data.args.get(1..),
+        TypeRule::ExtractDynamic => data.args.get(1..2),
+        TypeRule::InsertDynamic => data.args.get(2..3),
+        // wildcard-ok: only the three indexing rules have index operands.
+        _ => None,
+    };
+    indices.unwrap_or(&[]).iter().any(|&v| {
+        let v = func.dfg.resolve(v);
+        !(func.dfg.value_is_valid(v) && matches!(func.dfg.value_def(v), ValueDef::Const(_)))
+    })
 }

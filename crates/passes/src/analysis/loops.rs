@@ -329,6 +329,26 @@ impl LoopInfo {
             .is_some_and(|n| self.members[lp].binary_search(&n).is_ok())
     }
 
+    /// Whether `v` (alias-resolved) is defined outside `lp` in `func` as placed now: a
+    /// constant, a global, or a result or parameter of a block outside the loop. An
+    /// unplaced instruction's result, an unresolved alias or a detached value is not.
+    pub fn defines_outside(&self, func: &Function, lp: Loop, v: oxir_ir::Value) -> bool {
+        use oxir_ir::ValueDef;
+        let v = func.dfg.resolve(v);
+        if !func.dfg.value_is_valid(v) {
+            return false;
+        }
+        match func.dfg.value_def(v) {
+            ValueDef::Result(i) => func
+                .layout
+                .inst_block(i)
+                .is_some_and(|b| !self.contains(lp, b)),
+            ValueDef::Param(b, _) => !self.contains(lp, b),
+            ValueDef::Const(_) | ValueDef::Global(_) => true,
+            ValueDef::Alias(_) | ValueDef::Detached => false,
+        }
+    }
+
     /// Whether `outer` is `inner` or one of its ancestors.
     pub fn is_nested_in(&self, inner: Loop, outer: Loop) -> bool {
         let mut cursor = Some(inner);

@@ -77,6 +77,7 @@
 //! `block1` is unreachable and owned by nobody.)
 
 use crate::pass_info;
+use crate::passes::adce::{Control, Need};
 use crate::util::definitions;
 use cranelift_entity::SecondaryMap;
 use oxir_ir::effects::{instruction_effects, is_convergent};
@@ -151,13 +152,15 @@ fn is_annotated(func: &Function, inst: Inst) -> bool {
     func.dfg.metadata(inst).is_some_and(|md| md.is_annotated())
 }
 
-/// The joint fixed point over kept blocks and live instructions.
-struct Marker<'a> {
+/// The joint fixed point over kept blocks and live instructions. `adce` runs the same
+/// marker with its control-dependence extension ([`Control`]): then branches and edge
+/// arguments are not roots, and block parameters have liveness of their own.
+pub(crate) struct Marker<'a> {
     module: &'a Module,
     func: &'a Function,
-    kept: SecondaryMap<Block, bool>,
+    pub(crate) kept: SecondaryMap<Block, bool>,
     block_stack: Vec<Block>,
-    live: SecondaryMap<Inst, bool>,
+    pub(crate) live: SecondaryMap<Inst, bool>,
     inst_stack: Vec<Inst>,
     /// Stores waiting for their alloca (indexed by the alloca) to become live.
     waiting_stores: SecondaryMap<Inst, SmallVec<[Inst; 2]>>,
@@ -165,10 +168,12 @@ struct Marker<'a> {
     break_owners: SecondaryMap<Block, SmallVec<[Block; 1]>>,
     continue_owners: SecondaryMap<Block, SmallVec<[Block; 1]>>,
     scanned: u64,
+    /// `adce`'s extension; `None` for `dce`.
+    pub(crate) control: Option<Control>,
 }
 
 impl<'a> Marker<'a> {
-    fn new(module: &'a Module, func: &'a Function) -> Self {
+    pub(crate) fn new(module: &'a Module, func: &'a Function) -> Self {
         let mut break_owners: SecondaryMap<Block, SmallVec<[Block; 1]>> = SecondaryMap::new();
         let mut continue_owners: SecondaryMap<Block, SmallVec<[Block; 1]>> = SecondaryMap::new();
         for block in func.layout.blocks() {
@@ -206,16 +211,29 @@ impl<'a> Marker<'a> {
             break_owners,
             continue_owners,
             scanned: 0,
+            control: None,
         }
     }
 
-    fn run(&mut self, entry: Block) {
+    pub(crate) fn run(&mut self, entry: Block) {
         self.keep(entry);
+        self.settle();
+    }
+
+    /// Runs the worklists to the least fixed point.
+    pub(crate) fn settle(&mut self) {
         loop {
             if let Some(block) = self.block_stack.pop() {
                 self.scan_block(block);
             } else if let Some(inst) = self.inst_stack.pop() {
                 self.propagate(inst);
+            } else if let Some(needs) = self.control.as_mut().and_then(|c| c.step(self.func)) {
+                for need in needs {
+                    match need {
+                        Need::Inst(inst) => self.mark(inst),
+                        Need::Value(value) => self.use_value(value),
+                    }
+                }
             } else {
                 break;
             }
@@ -229,10 +247,15 @@ impl<'a> Marker<'a> {
         }
     }
 
-    fn mark(&mut self, inst: Inst) {
+    pub(crate) fn mark(&mut self, inst: Inst) {
         if !self.live[inst] {
             self.live[inst] = true;
             self.inst_stack.push(inst);
+            if let (Some(control), Some(block)) =
+                (self.control.as_mut(), self.func.layout.inst_block(inst))
+            {
+                control.make_useful(block);
+            }
         }
     }
 
@@ -244,7 +267,9 @@ impl<'a> Marker<'a> {
             self.scanned += 1;
             let data = func.dfg.inst(inst);
             if data.opcode.is_terminator() {
-                self.mark(inst);
+                if self.control.is_none() || self.is_root(inst) {
+                    self.mark(inst);
+                }
                 self.keep_terminator_needs(inst);
             } else if let Some(alloca) = self.store_target_alloca(inst) {
                 if self.live[alloca] {
@@ -302,6 +327,9 @@ impl<'a> Marker<'a> {
     /// Whether `inst` must stay regardless of uses (stores into allocas aside).
     fn is_root(&self, inst: Inst) -> bool {
         let opcode = self.func.dfg.inst(inst).opcode;
+        if let (Some(op), Some(_)) = (opcode.terminator_op(), &self.control) {
+            return Control::is_root_terminator(op) || is_annotated(self.func, inst);
+        }
         opcode.is_terminator()
             || is_convergent(opcode)
             || !instruction_effects(self.module, self.func, inst).is_removable_if_unused()
@@ -340,25 +368,41 @@ impl<'a> Marker<'a> {
     /// and an alloca releases the stores waiting for it.
     fn propagate(&mut self, inst: Inst) {
         let func = self.func;
-        for value in func.dfg.inst(inst).all_values() {
-            match func.dfg.value_def(value) {
-                ValueDef::Result(def) => {
-                    self.mark(def);
-                    if let Some(block) = func.layout.inst_block(def) {
-                        self.keep(block);
-                    }
-                }
-                ValueDef::Param(block, _) => self.keep(block),
-                ValueDef::Const(_)
-                | ValueDef::Global(_)
-                | ValueDef::Alias(_)
-                | ValueDef::Detached => {}
+        let data = func.dfg.inst(inst);
+        if self.control.is_some() && data.opcode.is_terminator() {
+            // Edge arguments live only through the parameters they feed.
+            for &value in &data.args {
+                self.use_value(value);
+            }
+        } else {
+            for value in data.all_values() {
+                self.use_value(value);
             }
         }
-        if func.dfg.inst(inst).opcode == Opcode::Alloca {
+        if data.opcode == Opcode::Alloca {
             for store in std::mem::take(&mut self.waiting_stores[inst]) {
                 self.mark(store);
             }
+        }
+    }
+
+    /// A live instruction reads `value`: its definition becomes live (its block kept).
+    fn use_value(&mut self, value: Value) {
+        let func = self.func;
+        match func.dfg.value_def(value) {
+            ValueDef::Result(def) => {
+                self.mark(def);
+                if let Some(block) = func.layout.inst_block(def) {
+                    self.keep(block);
+                }
+            }
+            ValueDef::Param(block, _) => {
+                self.keep(block);
+                if let Some(control) = self.control.as_mut() {
+                    control.mark_param(value);
+                }
+            }
+            ValueDef::Const(_) | ValueDef::Global(_) | ValueDef::Alias(_) | ValueDef::Detached => {}
         }
     }
 

@@ -87,12 +87,12 @@
 use crate::analysis::alias::{alias, AliasResult, PathIndex, PointerPath, Root};
 use crate::analysis::loops::{Loop, LoopInfo};
 use crate::pass_info;
-use crate::util::{contains_structured_control_flow, definitions};
+use crate::util::{contains_structured_control_flow, definitions, has_dynamic_index};
 use oxir_ir::effects::is_safe_to_value_number;
 use oxir_ir::instructions::{BlockCall, InstData, Payload};
-use oxir_ir::ops::{EffectClass, TypeRule};
+use oxir_ir::ops::EffectClass;
 use oxir_ir::types::{AddressSpace, StorageAccess};
-use oxir_ir::{Block, Func, Function, Inst, Module, Opcode, Type, TypeData, Value, ValueDef};
+use oxir_ir::{Block, Func, Function, Inst, Module, Opcode, Type, TypeData, Value};
 
 pass_info! {
     pass: "licm",
@@ -380,7 +380,7 @@ impl LoopScan<'_> {
         match data.opcode.info().effect {
             EffectClass::Pure => {
                 let ok = is_safe_to_value_number(self.module, f, inst)
-                    && (!self.has_dynamic_index(data) || self.is_guaranteed(block));
+                    && (!has_dynamic_index(f, data) || self.is_guaranteed(block));
                 ok.then_some(Hoist::Pure)
             }
             EffectClass::MemoryRead => {
@@ -404,35 +404,7 @@ impl LoopScan<'_> {
 
     /// Whether `v` is defined outside the loop (as its instructions are placed now).
     fn is_outside(&self, v: Value) -> bool {
-        let v = self.f.dfg.resolve(v);
-        if !self.f.dfg.value_is_valid(v) {
-            return false;
-        }
-        match self.f.dfg.value_def(v) {
-            ValueDef::Result(i) => self
-                .f
-                .layout
-                .inst_block(i)
-                .is_some_and(|b| !self.loops.contains(self.lp, b)),
-            ValueDef::Param(b, _) => !self.loops.contains(self.lp, b),
-            ValueDef::Const(_) | ValueDef::Global(_) => true,
-            ValueDef::Alias(_) | ValueDef::Detached => false,
-        }
-    }
-
-    /// Whether an index operand of `access`, `extract_dynamic` or `insert_dynamic` is not
-    /// a constant.
-    fn has_dynamic_index(&self, data: &InstData) -> bool {
-        let indices = match data.opcode.info().rule {
-            TypeRule::Access => data.args.get(1..),
-            TypeRule::ExtractDynamic => data.args.get(1..2),
-            TypeRule::InsertDynamic => data.args.get(2..3),
-            _ => None,
-        };
-        indices.unwrap_or(&[]).iter().any(|&v| {
-            let v = self.f.dfg.resolve(v);
-            !(self.f.dfg.value_is_valid(v) && matches!(self.f.dfg.value_def(v), ValueDef::Const(_)))
-        })
+        self.loops.defines_outside(self.f, self.lp, v)
     }
 
     /// Whether `block` runs whenever the loop is entered, before the loop is left: it

@@ -12,6 +12,7 @@
 //!   `dead-global-elim`, has only `run_on_module` and says so in its doc). A pass that can refuse checks the whole function or module before its
 //!   first mutation and leaves it untouched when it refuses.
 
+pub mod adce;
 pub mod algebraic_simplify;
 pub mod bounds_checks;
 pub mod const_fold;
@@ -21,10 +22,11 @@ pub mod dead_arg_elim;
 pub mod dead_global_elim;
 pub mod dead_store_elimination;
 pub mod destructure_cfg;
-pub mod early_cse;
 pub mod div_rem_pairs;
+pub mod early_cse;
 pub mod gvn;
 pub mod hoist_allocas;
+pub mod if_conversion;
 pub mod inline;
 pub mod licm;
 pub mod local_load_elimination;

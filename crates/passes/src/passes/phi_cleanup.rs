@@ -46,9 +46,11 @@
 
 use crate::pass_info;
 use crate::report::PassInfo;
-use crate::util::{contains_structured_control_flow, definitions};
+use crate::util::{
+    contains_structured_control_flow, definitions, incoming_edges, remove_block_param, EdgeRef,
+};
 use cranelift_entity::SecondaryMap;
-use oxir_ir::{Block, Func, Function, Inst, Module, Value, ValueDef};
+use oxir_ir::{Block, Func, Function, Module, Value, ValueDef};
 use smallvec::SmallVec;
 
 pass_info! {
@@ -105,9 +107,6 @@ pub fn run_on_function(module: &mut Module, func: Func) -> PhiCleanupInfo {
     info
 }
 
-/// One edge into a block: the terminator and the edge's index in its payload.
-type EdgeRef = (Inst, usize);
-
 struct Cleaner<'a> {
     function: &'a mut Function,
     /// The edges into each block, from terminators placed in the layout.
@@ -122,16 +121,12 @@ struct Cleaner<'a> {
 
 impl<'a> Cleaner<'a> {
     fn new(function: &'a mut Function, entry: Block) -> Self {
-        let mut incoming: SecondaryMap<Block, SmallVec<[EdgeRef; 2]>> = SecondaryMap::new();
+        let incoming = incoming_edges(function);
         let mut passed_to: SecondaryMap<Value, SmallVec<[Block; 2]>> = SecondaryMap::new();
         for block in function.layout.blocks() {
-            let Some(term) = function.terminator(block) else {
-                continue;
-            };
-            for (index, edge) in function.dfg.inst(term).payload.edges().iter().enumerate() {
-                incoming[edge.block].push((term, index));
-                for &arg in &edge.args {
-                    passed_to[function.dfg.resolve(arg)].push(edge.block);
+            for &(term, index) in &incoming[block] {
+                for &arg in &function.dfg.inst(term).payload.edges()[index].args {
+                    passed_to[function.dfg.resolve(arg)].push(block);
                 }
             }
         }
@@ -172,11 +167,7 @@ impl<'a> Cleaner<'a> {
 
     /// Removes parameter `k` of `block` and argument `k` of every edge into it.
     fn remove_param(&mut self, block: Block, k: usize) {
-        self.function.dfg.remove_block_param(block, k);
-        for &(term, index) in &self.incoming[block] {
-            let mut edges = self.function.dfg.inst_mut(term).payload.edges_mut();
-            edges[index].args.remove(k);
-        }
+        remove_block_param(self.function, block, k, &self.incoming[block]);
     }
 
     /// Makes `param` (parameter `k` of `block`) read `by`, removes it, and schedules the

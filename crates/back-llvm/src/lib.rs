@@ -134,14 +134,15 @@ pub fn pipeline_with(policy: oxir_passes::passes::bounds_checks::BoundsPolicy) -
 }
 
 /// The `-O` pipeline: [`pipeline_with`] then `ssa-optimization` (LLVM's own `-O2`, which
-/// the driver runs after writing, sees the optimised IR).
+/// the driver runs after writing, sees the optimised IR), with `optimizer`'s assumptions.
 pub fn optimizing_pipeline_with(
     policy: oxir_passes::passes::bounds_checks::BoundsPolicy,
+    optimizer: oxir_passes::pipelines::Optimizer,
 ) -> PassPipeline {
     let mut p = pipeline_with(policy);
     p.add_sequence(
         "ssa-optimization",
-        oxir_passes::pipelines::ssa_optimization(),
+        oxir_passes::pipelines::ssa_optimization_with(optimizer),
     );
     p
 }

@@ -220,35 +220,39 @@ pub fn pipeline() -> PassPipeline {
 /// [`pipeline`] with the bounds checks of `policy` (see
 /// `oxir_passes::passes::bounds_checks`).
 pub fn pipeline_with(policy: oxir_passes::passes::bounds_checks::BoundsPolicy) -> PassPipeline {
-    build_pipeline(policy, false)
+    build_pipeline(policy, None)
 }
 
 /// The `-O` pipeline: `normalize → ssa-optimization → structurize → mem2reg →
-/// post-restructure-cleanup → verify`.
+/// post-restructure-cleanup → verify`, the optimiser with `optimizer`'s assumptions.
 pub fn optimizing_pipeline_with(
     policy: oxir_passes::passes::bounds_checks::BoundsPolicy,
+    optimizer: oxir_passes::pipelines::Optimizer,
 ) -> PassPipeline {
-    build_pipeline(policy, true)
+    build_pipeline(policy, Some(optimizer))
 }
 
 fn build_pipeline(
     policy: oxir_passes::passes::bounds_checks::BoundsPolicy,
-    optimize: bool,
+    optimizer: Option<oxir_passes::pipelines::Optimizer>,
 ) -> PassPipeline {
     use oxir_passes::pipelines;
     let mut p = PassPipeline::new();
     p.add_sequence("normalize", pipelines::normalize_with(policy));
-    if optimize {
-        p.add_sequence("ssa-optimization", pipelines::ssa_optimization());
+    if let Some(optimizer) = optimizer {
+        p.add_sequence(
+            "ssa-optimization",
+            pipelines::ssa_optimization_with(optimizer),
+        );
     }
     p.add_sequence("structurize", pipelines::structurize());
     p.add("mem2reg", |m: &mut Module| {
         oxir_passes::PassOutcome::from_info(&oxir_passes::passes::mem2reg::run_on_module(m))
     });
-    if optimize {
+    if let Some(optimizer) = optimizer {
         p.add_sequence(
             "post-restructure-cleanup",
-            pipelines::post_restructure_cleanup(),
+            pipelines::post_restructure_cleanup_with(optimizer),
         );
     }
     p.add_verify("verify-spirv-input", writer_input_options());

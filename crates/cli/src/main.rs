@@ -73,7 +73,8 @@ enum Command {
         /// Comma-separated pass names, run in order (see `oxir opt --list`).
         #[arg(long, value_delimiter = ',', conflicts_with = "pipeline", required_unless_present_any = ["pipeline", "list"])]
         passes: Vec<String>,
-        /// A driver pipeline: normalize or structurize.
+        /// A pipeline: normalize, structurize, basic-optimization, post-inline-cleanup,
+        /// ssa-optimization or post-restructure-cleanup.
         #[arg(long)]
         pipeline: Option<String>,
         /// Print the statistics table (time, invocations, counters) on stderr.

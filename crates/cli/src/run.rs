@@ -121,6 +121,10 @@ pub struct RunArgs {
     /// matrices; textures: coordinates, layers, levels and samples of loads and stores).
     #[arg(long, value_name = "POLICY", value_parser = crate::args::parse_bounds_checks)]
     pub bounds_checks: Option<oxir_driver::BoundsPolicy>,
+    /// With `-O`: let the optimiser rewrite float arithmetic as if NaN, infinities and
+    /// signed zeros never occurred (interp and llvm engines).
+    #[arg(long)]
+    pub fast_math: bool,
 }
 
 pub(crate) fn usage(message: impl Into<String>) -> Failure {
@@ -226,6 +230,9 @@ pub(crate) fn parse_request(args: &RunArgs) -> Result<Request, Failure> {
         None | Some(RunOptLevelArg::O0) => false,
         Some(RunOptLevelArg::O1 | RunOptLevelArg::O2 | RunOptLevelArg::O3) => true,
     };
+    if args.fast_math && !optimize {
+        return Err(usage("--fast-math applies with -O"));
+    }
     let mut groups = [1u32; 3];
     let parts: Vec<&str> = args.dispatch.split(',').collect();
     if parts.is_empty() || parts.len() > 3 {
@@ -473,6 +480,9 @@ fn run_interp(args: RunArgs) -> Result<(), Failure> {
             oxir_driver::Target::Oxir,
             oxir_driver::OptLevel::O1,
             bounds,
+            oxir_driver::Optimizer {
+                fast_math: args.fast_math,
+            },
         );
         if let Some(error) = pipeline.and_then(|p| p.run(&mut module).error) {
             eprintln!("{name}: error: pass {error}");

@@ -73,6 +73,7 @@ pub fn run(args: RunArgs) -> Result<(), Failure> {
     let options = oxir_driver::CompileOptions {
         opt_level,
         bounds_checks: args.bounds_checks.unwrap_or_default(),
+        fast_math: args.fast_math,
         ..Default::default()
     };
     let library = oxir_driver::compile_host(oxir_driver::Input::module(&module), &entry, &options)

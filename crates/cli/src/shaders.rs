@@ -11,7 +11,7 @@
 use crate::args::{OptLevelArg, StageArg, TargetArg, TargetEnvArg};
 use crate::diagnostics::{report_parse_error, report_verifier_errors, Failure};
 use crate::files::{read_bytes, read_text};
-use oxir_driver::{CompileOptions, Error, GlslStage, Input, Target};
+use oxir_driver::{CompileOptions, Error, GlslStage, Input, OptLevel, Target};
 use oxir_ir::Module;
 use std::path::{Path, PathBuf};
 
@@ -56,6 +56,10 @@ pub struct CompileArgs {
     /// targets; default: none).
     #[arg(short = 'g', long)]
     pub debug_info: bool,
+    /// With `-O`: rewrite float arithmetic as if NaN, infinities and signed zeros never
+    /// occurred (`x * 0.0 → 0.0`, `x - x → 0.0`, `x + 0.0 → x`, ...).
+    #[arg(long)]
+    pub fast_math: bool,
 }
 
 /// What an input file holds.
@@ -204,18 +208,23 @@ pub fn compile(args: CompileArgs) -> Result<(), Failure> {
             "-g applies to --target spirv and spirv-asm".into(),
         ));
     }
+    let opt_level: OptLevel = args.opt_level.map(Into::into).unwrap_or_default();
+    if args.fast_math && opt_level == OptLevel::O0 {
+        return Err(Failure::Usage("--fast-math applies with -O".into()));
+    }
     if args.target != TargetArg::Ptx && args.arch.is_some() {
         return Err(Failure::Usage("--arch applies to --target ptx".into()));
     }
     let loaded = read_input(&args.input, args.stage, args.entry.is_some())?;
     let options = CompileOptions {
         entry_point: args.entry,
-        opt_level: args.opt_level.map(Into::into).unwrap_or_default(),
+        opt_level,
         target_env: args.target_env.map(Into::into).unwrap_or_default(),
         structured: args.structured,
         cuda_arch: args.arch,
         bounds_checks: args.bounds_checks.unwrap_or_default(),
         debug_info: args.debug_info,
+        fast_math: args.fast_math,
     };
     let target = Target::from(args.target);
     let artifact = oxir_driver::compile(loaded.input(), target, &options)

@@ -234,3 +234,36 @@ fn opt_runs_passes_and_reports_stats() {
     assert_eq!(listed.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&listed.stdout).contains("mem2reg"));
 }
+
+/// The factory pipelines run by name: `basic-optimization` forwards a stored value to its
+/// load on structured memory-form input, `post-inline-cleanup` likewise after inlining,
+/// and `--list` names all six pipelines.
+#[test]
+fn opt_runs_the_factory_pipelines_by_name() {
+    let dir = std::env::temp_dir().join(format!("oxir-cli-factory-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let input = dir.join("memory.oxir");
+    std::fs::write(
+        &input,
+        "callable @f(i32) -> i32 {\nblock0(v0: i32):\n    v1: ptr<function, i32> = alloca\n    store v1, v0\n    v2: i32 = load v1\n    return v2\n}\n",
+    )
+    .unwrap();
+    for pipeline in ["basic-optimization", "post-inline-cleanup"] {
+        let out = oxir(&[
+            "opt",
+            input.to_str().unwrap(),
+            "--pipeline",
+            pipeline,
+            "--stats",
+        ]);
+        assert_eq!(out.status.code(), Some(0), "{pipeline}: {}", stderr(&out));
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.contains("return v0"), "{pipeline}:\n{text}");
+        assert!(!text.contains("load"), "{pipeline}:\n{text}");
+        assert!(stderr(&out).contains("local-store-forward"), "{pipeline}");
+    }
+    let listed = String::from_utf8_lossy(&oxir(&["opt", "--list"]).stdout).to_string();
+    for name in oxir_passes::pipelines::PIPELINE_NAMES {
+        assert!(listed.contains(name), "{name} not listed:\n{listed}");
+    }
+}

@@ -204,3 +204,40 @@ fn spirv_asm_and_refusals() {
     ]);
     assert_eq!(o.status.code(), Some(2));
 }
+
+/// `--fast-math` lets `-O` drop float arithmetic the precise rules must keep, and only
+/// with `-O`.
+#[test]
+fn fast_math_rewrites_floats_only_when_asked_and_only_with_o() {
+    let dir = std::env::temp_dir().join(format!("oxir-cli-fast-math-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let input = dir.join("fm.wgsl");
+    // `x * 0.0` is NaN for x = inf or NaN and -0.0 for negative x: precise keeps the mul.
+    std::fs::write(
+        &input,
+        "@group(0) @binding(0) var<storage, read_write> d: array<f32>;\n\
+         @compute @workgroup_size(1) fn main() { d[0] = d[1] * 0.0; }\n",
+    )
+    .unwrap();
+    let file = input.to_str().unwrap();
+    let precise = oxir(&["compile", file, "-O"]);
+    assert_exit(&precise, 0, "");
+    assert!(stdout(&precise).contains("= mul "), "{}", stdout(&precise));
+    let fast = oxir(&["compile", file, "-O", "--fast-math"]);
+    assert_exit(&fast, 0, "");
+    assert!(!stdout(&fast).contains("= mul "), "{}", stdout(&fast));
+    let asm = oxir(&[
+        "compile",
+        file,
+        "-O",
+        "--fast-math",
+        "--target",
+        "spirv-asm",
+    ]);
+    assert_exit(&asm, 0, "");
+    assert!(!stdout(&asm).contains("OpFMul"), "{}", stdout(&asm));
+    let o0 = oxir(&["compile", file, "--fast-math"]);
+    assert_exit(&o0, 2, "--fast-math applies with -O");
+    let run = oxir(&["run", file, "--dispatch", "1", "--fast-math"]);
+    assert_exit(&run, 2, "--fast-math applies with -O");
+}

@@ -81,6 +81,7 @@ pub use llvm::HostLibrary;
 pub use oxir_naga::reflect::Reflection;
 pub use oxir_naga::{on_large_stack, GlslStage, MAX_NESTING, STACK_BYTES};
 pub use oxir_passes::passes::bounds_checks::{BoundsPolicy, CheckClass, Policy, PolicyParseError};
+pub use oxir_passes::pipelines::Optimizer;
 pub use oxir_spirv::TargetEnv;
 
 use input::{Classified, Shader};
@@ -139,6 +140,19 @@ pub struct CompileOptions {
     /// variables (`oxir_spirv::Options::debug_names`; default: none). No effect on the
     /// other targets.
     pub debug_info: bool,
+    /// Let `-O` rewrite float arithmetic as if NaN, infinities and signed zeros did not
+    /// occur (`fast-math-simplify`; [`oxir_passes::pipelines::Optimizer::fast_math`]).
+    /// No effect at `-O0`.
+    pub fast_math: bool,
+}
+
+impl CompileOptions {
+    /// What the optimiser may assume under these options.
+    pub fn optimizer(&self) -> Optimizer {
+        Optimizer {
+            fast_math: self.fast_math,
+        }
+    }
 }
 
 /// The result of [`compile`].
@@ -289,6 +303,7 @@ pub fn target_pipeline(
     target: Target,
     level: OptLevel,
     bounds: BoundsPolicy,
+    optimizer: Optimizer,
 ) -> Option<PassPipeline> {
     match (target, level) {
         (Target::Oxir, OptLevel::O0) => None,
@@ -296,17 +311,17 @@ pub fn target_pipeline(
             let mut p = oxir_passes::pipelines::normalize_with(bounds);
             p.add_sequence(
                 "ssa-optimization",
-                oxir_passes::pipelines::ssa_optimization(),
+                oxir_passes::pipelines::ssa_optimization_with(optimizer),
             );
             Some(p)
         }
         (Target::Spirv | Target::SpirvAsm, OptLevel::O0) => Some(oxir_spirv::pipeline_with(bounds)),
         (Target::Spirv | Target::SpirvAsm, OptLevel::O1) => {
-            Some(oxir_spirv::optimizing_pipeline_with(bounds))
+            Some(oxir_spirv::optimizing_pipeline_with(bounds, optimizer))
         }
         (Target::LlvmNvptx | Target::Ptx, OptLevel::O0) => Some(oxir_llvm::pipeline_with(bounds)),
         (Target::LlvmNvptx | Target::Ptx, OptLevel::O1) => {
-            Some(oxir_llvm::optimizing_pipeline_with(bounds))
+            Some(oxir_llvm::optimizing_pipeline_with(bounds, optimizer))
         }
     }
 }
@@ -318,7 +333,12 @@ fn prepared(
     options: &CompileOptions,
 ) -> Result<Module, Error> {
     let mut module = module.into_owned();
-    if let Some(pipeline) = target_pipeline(target, options.opt_level, options.bounds_checks) {
+    if let Some(pipeline) = target_pipeline(
+        target,
+        options.opt_level,
+        options.bounds_checks,
+        options.optimizer(),
+    ) {
         if let Some(error) = pipeline.run(&mut module).error {
             return Err(Error::PassRefused(error));
         }

@@ -68,7 +68,7 @@ fn each_target_equals_the_layers_composed_by_hand() {
 #[test]
 fn o1_adds_the_optimiser() {
     let names = |target, level| {
-        target_pipeline(target, level, Default::default())
+        target_pipeline(target, level, Default::default(), Default::default())
             .map(|p| p.pass_names().join(","))
             .unwrap_or_default()
     };
@@ -85,7 +85,13 @@ fn o1_adds_the_optimiser() {
             "{target:?}: {o1}"
         );
     }
-    assert!(target_pipeline(Target::Oxir, OptLevel::O0, Default::default()).is_none());
+    assert!(target_pipeline(
+        Target::Oxir,
+        OptLevel::O0,
+        Default::default(),
+        Default::default()
+    )
+    .is_none());
     assert!(names(Target::Oxir, OptLevel::O1).contains("gvn"));
     // The histogram kernel repeats access chains: -O gives fewer words.
     let text = read(HISTOGRAM);

@@ -386,9 +386,11 @@ impl<'a> Marker<'a> {
         }
     }
 
-    /// A live instruction reads `value`: its definition becomes live (its block kept).
+    /// A live instruction reads `value`: its definition (through aliases) becomes live
+    /// (its block kept).
     fn use_value(&mut self, value: Value) {
         let func = self.func;
+        let value = func.dfg.resolve(value);
         match func.dfg.value_def(value) {
             ValueDef::Result(def) => {
                 self.mark(def);

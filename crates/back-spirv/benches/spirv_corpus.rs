@@ -1,10 +1,11 @@
 //! SPIR-V size and compile time on the shader corpus, next to naga.
 //!
-//! Every WGSL / GLSL shader of `tests/shaders/` and of the shared shader corpus (skipped with a
-//! message when the folder is absent) that naga parses and validates is compiled three
-//! ways: by oxir (`oxir_naga::lower` then `oxir_spirv::compile`, the whole back-end:
-//! `normalize`, `structurize`, `mem2reg`, the writer), by naga's own SPIR-V writer, and by
-//! naga's writer followed by `spirv-opt -O` (when `spirv-opt` is on `PATH`).
+//! Every WGSL / GLSL shader of `tests/shaders/`, `examples/` and of the shared shader corpus
+//! (skipped with a message when the folder is absent) that naga parses and validates is
+//! compiled by oxir at `-O0` and `-O` (`oxir_naga::lower`, then the SPIR-V driver pipeline
+//! and the writer), by naga's own SPIR-V writer, and — when `spirv-opt` is on `PATH` — by
+//! naga followed by `spirv-opt -O`, with `spirv-opt -O` also run on oxir's `-O` output
+//! (what the optimiser left behind).
 //!
 //! naga is configured to emit what oxir emits: SPIR-V 1.3 (oxir's default target
 //! environment is Vulkan 1.1), no debug information (naga's `DEBUG` flag differs between
@@ -12,11 +13,10 @@
 //! while oxir's words include its default `read-zero-skip-write` checks (their cost alone:
 //! `cargo run -p oxir --example bounds_cost`).
 //!
-//! Before the timings, a table of word counts per shader and totals over the shaders that
-//! both compilers accept is printed. `-O0` and `-O` give the same SPIR-V today (the SPIR-V
-//! pipeline always normalises; `-O` adds no optimisation pass yet), so one oxir column is
-//! shown. Timings (criterion): compiling every accepted shader once, from source text to
-//! words, with oxir and with naga; the throughput is per shader.
+//! Before the timings, a table of word counts per shader, totals and geometric means over
+//! the shaders every column has is printed. Timings (criterion): compiling every accepted
+//! shader once, from source text to words, with oxir `-O0`, oxir `-O` and naga; the
+//! throughput is per shader.
 //!
 //! `cargo bench -p oxir-spirv --bench spirv_corpus`.
 
@@ -101,9 +101,20 @@ enum Refusal {
     BackEnd(String),
 }
 
-fn oxir_words(shader: &Validated) -> Result<Vec<u32>, Refusal> {
-    let module = oxir_naga::lower(&shader.module, &shader.info).map_err(|_| Refusal::Lowering)?;
-    oxir_spirv::compile(&module, &oxir_spirv::Options::default())
+/// oxir's words for `shader`, at `-O` when `optimize`.
+fn oxir_words(shader: &Validated, optimize: bool) -> Result<Vec<u32>, Refusal> {
+    let mut module =
+        oxir_naga::lower(&shader.module, &shader.info).map_err(|_| Refusal::Lowering)?;
+    let policy = Default::default();
+    let pipeline = if optimize {
+        oxir_spirv::optimizing_pipeline_with(policy, Default::default())
+    } else {
+        oxir_spirv::pipeline_with(policy)
+    };
+    if let Some(error) = pipeline.run(&mut module).error {
+        return Err(Refusal::BackEnd(error.to_string()));
+    }
+    oxir_spirv::write_module(&module, &oxir_spirv::Options::default())
         .map_err(|e| Refusal::BackEnd(e.to_string()))
 }
 
@@ -145,6 +156,37 @@ fn spirv_opt(words: &[u32], scratch: &Path) -> Option<Vec<u32>> {
     )
 }
 
+/// Word counts of one shader: oxir -O0, oxir -O, naga, naga + spirv-opt -O and
+/// oxir -O + spirv-opt -O (the last two `None` without spirv-opt).
+struct Row {
+    name: String,
+    words: [Option<usize>; 5],
+}
+
+const COLUMNS: [&str; 5] = [
+    "oxir -O0",
+    "oxir -O",
+    "naga",
+    "naga + spirv-opt -O",
+    "oxir -O + spirv-opt -O",
+];
+
+/// Geometric mean of `a[i] / b[i]` and the ratio of the totals, over rows with both.
+fn ratio(rows: &[Row], a: usize, b: usize) -> Option<(f64, f64, usize)> {
+    let pairs: Vec<(f64, f64)> = rows
+        .iter()
+        .filter_map(|r| Some((r.words[a]? as f64, r.words[b]? as f64)))
+        .collect();
+    if pairs.is_empty() {
+        return None;
+    }
+    let log: f64 = pairs.iter().map(|(x, y)| (x / y).ln()).sum();
+    let (ta, tb) = pairs
+        .iter()
+        .fold((0.0, 0.0), |(sa, sb), (x, y)| (sa + x, sb + y));
+    Some(((log / pairs.len() as f64).exp(), ta / tb, pairs.len()))
+}
+
 /// Prints the size table; returns the shaders both compilers accept.
 fn size_table(all: &[Shader]) -> Vec<Shader> {
     let scratch = std::env::temp_dir().join(format!("oxir-spirv-corpus-{}", std::process::id()));
@@ -157,70 +199,75 @@ fn size_table(all: &[Shader]) -> Vec<Shader> {
             rejected_by_naga += 1;
             continue;
         };
-        let naga = match naga_words(&validated) {
-            Ok(words) => words,
-            Err(_) => {
-                rejected_by_naga += 1;
-                continue;
-            }
+        let Ok(naga) = naga_words(&validated) else {
+            rejected_by_naga += 1;
+            continue;
         };
-        let oxir = match oxir_words(&validated) {
-            Ok(words) => words,
-            Err(Refusal::Lowering) => {
+        let (o0, o1) = match (oxir_words(&validated, false), oxir_words(&validated, true)) {
+            (Ok(o0), Ok(o1)) => (o0, o1),
+            (Err(Refusal::Lowering), _) | (_, Err(Refusal::Lowering)) => {
                 not_lowered += 1;
                 continue;
             }
-            Err(Refusal::BackEnd(reason)) => {
+            (Err(Refusal::BackEnd(reason)), _) | (_, Err(Refusal::BackEnd(reason))) => {
                 println!("refused by the back-end: {}: {reason}", shader.name);
                 refused_by_back_end += 1;
                 continue;
             }
         };
-        let optimized = spirv_opt(&naga, &scratch).map(|w| w.len());
-        rows.push((shader.name.clone(), oxir.len(), naga.len(), optimized));
+        let naga_opt = spirv_opt(&naga, &scratch).map(|w| w.len());
+        let oxir_opt = spirv_opt(&o1, &scratch).map(|w| w.len());
+        rows.push(Row {
+            name: shader.name.clone(),
+            words: [
+                Some(o0.len()),
+                Some(o1.len()),
+                Some(naga.len()),
+                naga_opt,
+                oxir_opt,
+            ],
+        });
         accepted.push(shader.clone());
     }
     let _ = std::fs::remove_dir_all(&scratch);
     println!(
-        "| shader | oxir -O0 = -O | naga | naga + spirv-opt -O | oxir / naga |\n|---|---:|---:|---:|---:|"
+        "| shader | {} |\n|---|---:|---:|---:|---:|---:|",
+        COLUMNS.join(" | ")
     );
-    let (mut oxir_total, mut naga_total, mut opt_total, mut opt_count) = (0, 0, 0, 0);
-    let mut log_ratio = 0.0f64;
-    for (name, oxir, naga, optimized) in &rows {
-        oxir_total += oxir;
-        naga_total += naga;
-        if let Some(o) = optimized {
-            opt_total += o;
-            opt_count += 1;
-        }
-        log_ratio += (*oxir as f64 / *naga as f64).ln();
-        let opt = optimized.map_or("n/a".to_string(), |o| o.to_string());
-        println!(
-            "| {name} | {oxir} | {naga} | {opt} | {:.2} |",
-            *oxir as f64 / *naga as f64
-        );
+    let cell = |w: Option<usize>| w.map_or("n/a".to_string(), |w| w.to_string());
+    for row in &rows {
+        let cells: Vec<String> = row.words.iter().map(|&w| cell(w)).collect();
+        println!("| {} | {} |", row.name, cells.join(" | "));
     }
-    let n = rows.len().max(1) as f64;
+    let totals: Vec<String> = (0..COLUMNS.len())
+        .map(|i| {
+            let have: Vec<usize> = rows.iter().filter_map(|r| r.words[i]).collect();
+            let total: usize = have.iter().sum();
+            if have.len() == rows.len() {
+                total.to_string()
+            } else {
+                format!("{total} ({} shaders)", have.len())
+            }
+        })
+        .collect();
     println!(
-        "| **total ({} shaders)** | {oxir_total} | {naga_total} | {} | {:.2} |",
+        "| **total ({} shaders)** | {} |",
         rows.len(),
-        if opt_count == rows.len() {
-            opt_total.to_string()
-        } else {
-            format!("{opt_total} ({opt_count} shaders)")
-        },
-        oxir_total as f64 / naga_total.max(1) as f64
+        totals.join(" | ")
     );
     println!(
-        "geometric mean oxir/naga {:.2}; {} shaders compared; {not_lowered} with a feature oxir's front-end does not lower, {refused_by_back_end} refused by oxir's SPIR-V back-end, {rejected_by_naga} rejected by naga",
-        (log_ratio / n).exp(),
+        "{} shaders compared; {not_lowered} with a feature oxir's front-end does not lower, {refused_by_back_end} refused by oxir's SPIR-V back-end, {rejected_by_naga} rejected by naga",
         rows.len()
     );
-    if opt_count > 0 && opt_count == rows.len() {
-        println!(
-            "oxir / (naga + spirv-opt -O) over the total: {:.2}",
-            oxir_total as f64 / opt_total.max(1) as f64
-        );
+    for (what, a, b) in [
+        ("oxir -O / oxir -O0", 1, 0),
+        ("oxir -O / naga", 1, 2),
+        ("oxir -O / (naga + spirv-opt -O)", 1, 3),
+        ("(oxir -O + spirv-opt -O) / oxir -O", 4, 1),
+    ] {
+        if let Some((geomean, total, n)) = ratio(&rows, a, b) {
+            println!("{what}: geomean {geomean:.3}, total {total:.3} ({n} shaders)");
+        }
     }
     accepted
 }
@@ -236,14 +283,17 @@ fn main() {
         .configure_from_args();
     let mut group = c.benchmark_group("spirv_corpus");
     group.throughput(Throughput::Elements(accepted.len() as u64));
-    group.bench_function("oxir", |b| {
-        b.iter(|| {
-            for shader in &accepted {
-                let validated = shader.parse().expect("parsed before");
-                std::hint::black_box(oxir_words(&validated).ok().expect("compiled before"));
-            }
-        })
-    });
+    for (name, optimize) in [("oxir -O0", false), ("oxir -O", true)] {
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                for shader in &accepted {
+                    let validated = shader.parse().expect("parsed before");
+                    let words = oxir_words(&validated, optimize).ok();
+                    std::hint::black_box(words.expect("compiled before"));
+                }
+            })
+        });
+    }
     group.bench_function("naga", |b| {
         b.iter(|| {
             for shader in &accepted {

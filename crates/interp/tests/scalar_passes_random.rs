@@ -7,11 +7,8 @@
 
 mod common;
 use common::*;
-use oxir_interp::Buffers;
 use oxir_ir::random_modules::{generate_module, GenConfig};
 use oxir_ir::verifier::{verify_module, VerifierOptions};
-use oxir_ir::Module;
-use oxir_passes::{registry, PassPipeline};
 
 const LIMIT: u64 = 2_000_000;
 
@@ -26,28 +23,6 @@ const SEQUENCES: &[&[&str]] = &[
     &["div-rem-pairs", "gvn", "dce"],
 ];
 
-fn run_sequence(module: &mut Module, names: &[&str]) -> Result<(), String> {
-    let mut pipeline = PassPipeline::new();
-    for &name in names {
-        pipeline.add(name, registry::create(name).expect("registered pass"));
-    }
-    let stats = pipeline.run(module);
-    match stats.error {
-        Some(e) => Err(format!("{names:?} failed: {e:?}")),
-        None => Ok(()),
-    }
-}
-
-fn inputs(seed: u64) -> Vec<Buffers> {
-    (0..3u64)
-        .map(|s| {
-            let mut b = Buffers::new();
-            b.insert((0, 0), oxir_interp::random_bytes(4 * 256, seed * 31 + s));
-            b
-        })
-        .collect()
-}
-
 #[test]
 fn random_modules_run_the_same_after_the_scalar_passes() {
     let mut failures = Vec::new();
@@ -55,7 +30,7 @@ fn random_modules_run_the_same_after_the_scalar_passes() {
     let mut ran = 0;
     for seed in 0..40u64 {
         let module = normalized(&generate_module(seed, GenConfig::default()));
-        let inputs = inputs(seed);
+        let inputs = random_inputs(seed);
         let reference = execute(&module, &inputs, [2, 1, 1], LIMIT);
         if reference.iter().any(|r| r.is_err()) {
             continue;

@@ -116,3 +116,27 @@ pub fn execute(
     }
     out
 }
+
+/// Runs the registered passes `names` in order on `module`.
+pub fn run_sequence(module: &mut Module, names: &[&str]) -> Result<(), String> {
+    let mut pipeline = oxir_passes::PassPipeline::new();
+    for &name in names {
+        let pass = oxir_passes::registry::create(name).ok_or(format!("no pass {name}"))?;
+        pipeline.add(name, pass);
+    }
+    match pipeline.run(module).error {
+        Some(e) => Err(format!("{names:?} failed: {e:?}")),
+        None => Ok(()),
+    }
+}
+
+/// Three random contents of binding (0, 0), 1 KiB each, from `seed`.
+pub fn random_inputs(seed: u64) -> Vec<Buffers> {
+    (0..3u64)
+        .map(|s| {
+            let mut b = Buffers::new();
+            b.insert((0, 0), oxir_interp::random_bytes(4 * 256, seed * 31 + s));
+            b
+        })
+        .collect()
+}

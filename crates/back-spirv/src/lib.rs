@@ -70,6 +70,7 @@
 
 #![warn(missing_docs)]
 
+pub mod copy_loops;
 mod preflight;
 mod writer;
 
@@ -223,7 +224,7 @@ pub fn pipeline_with(policy: oxir_passes::passes::bounds_checks::BoundsPolicy) -
     build_pipeline(policy, None)
 }
 
-/// The `-O` pipeline: `normalize → ssa-optimization → structurize → mem2reg →
+/// The `-O` pipeline: `normalize → ssa-optimization → spirv-copy-loops → structurize → mem2reg →
 /// post-restructure-cleanup → verify`, the optimiser with `optimizer`'s assumptions.
 pub fn optimizing_pipeline_with(
     policy: oxir_passes::passes::bounds_checks::BoundsPolicy,
@@ -244,6 +245,11 @@ fn build_pipeline(
             "ssa-optimization",
             pipelines::ssa_optimization_with(optimizer),
         );
+    }
+    if optimizer.is_some() {
+        p.add("spirv-copy-loops", |m: &mut Module| {
+            oxir_passes::PassOutcome::from_info(&copy_loops::run_on_module(m))
+        });
     }
     p.add_sequence("structurize", pipelines::structurize());
     p.add("mem2reg", |m: &mut Module| {

@@ -102,7 +102,14 @@ pub fn run(args: RunArgs) -> Result<(), Failure> {
             oxir_driver::Input::module(&module),
             oxir_driver::Target::Spirv,
             &oxir_driver::CompileOptions {
+                opt_level: match args.opt {
+                    Some(RunOptLevelArg::O1) => oxir_driver::OptLevel::O1,
+                    Some(RunOptLevelArg::O0 | RunOptLevelArg::O2 | RunOptLevelArg::O3) | None => {
+                        oxir_driver::OptLevel::O0
+                    }
+                },
                 bounds_checks: args.bounds_checks.unwrap_or_default(),
+                fast_math: args.fast_math,
                 ..oxir_driver::CompileOptions::default()
             },
         )

@@ -111,7 +111,7 @@ impl TypeIds {
 
 /// Layout variant of a type: buffers need explicit offsets and strides, other memory none.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-enum Lay {
+pub(crate) enum Lay {
     None,
     Std430,
     Std140,
@@ -127,7 +127,7 @@ impl Lay {
     }
 }
 
-fn space_lay(space: AddressSpace) -> Lay {
+pub(crate) fn space_lay(space: AddressSpace) -> Lay {
     match space {
         AddressSpace::Storage(_) | AddressSpace::PushConstant => Lay::Std430,
         AddressSpace::Uniform => Lay::Std140,

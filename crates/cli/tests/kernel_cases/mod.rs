@@ -101,6 +101,7 @@ pub fn cases() -> Vec<Case> {
         "tests/shaders/textures.wgsl",
         "tests/shaders/bounds.wgsl",
         "tests/shaders/bounds_textures.wgsl",
+        "tests/shaders/copy_layouts.wgsl",
     ]
     .iter()
     .map(|f| PathBuf::from(path(f)))

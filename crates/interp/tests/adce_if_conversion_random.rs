@@ -8,34 +8,17 @@
 
 mod common;
 use common::normalized;
-use oxir_interp::{Buffers, Options};
+use oxir_interp::Buffers;
 use oxir_ir::random_modules::{generate_module, GenConfig};
 use oxir_ir::verifier::{verify_module, VerifierOptions};
-use oxir_ir::{FunctionKind, Module};
+use oxir_ir::Module;
 use oxir_passes::{registry, PassPipeline};
 
 const LIMIT: u64 = 2_000_000;
 
+/// Every kernel's buffers after running on `inputs` (two workgroups).
 fn execute(module: &Module, inputs: &[Buffers]) -> Vec<Result<Buffers, String>> {
-    let mut out = Vec::new();
-    for f in module.functions.values() {
-        if !matches!(f.kind, FunctionKind::Kernel { .. }) {
-            continue;
-        }
-        for input in inputs {
-            let mut buffers = input.clone();
-            let options = Options {
-                max_instructions: LIMIT,
-                ..Options::default()
-            };
-            out.push(
-                oxir_interp::dispatch(module, &f.name, [2, 1, 1], &mut buffers, &options)
-                    .map(|_| buffers)
-                    .map_err(|e| e.to_string()),
-            );
-        }
-    }
-    out
+    common::execute(module, inputs, [2, 1, 1], LIMIT)
 }
 
 /// Runs `passes` one at a time; whether any changed the module.

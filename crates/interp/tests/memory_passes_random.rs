@@ -7,10 +7,11 @@
 //! repeated loads, chained accesses or pointer parameters, so the other three are only
 //! checked for safety here (their fixtures pin what they do).
 
-use oxir_interp::{Buffers, Options};
+mod common;
+use oxir_interp::Buffers;
 use oxir_ir::random_modules::{generate_module, GenConfig};
 use oxir_ir::verifier::{verify_module, VerifierOptions};
-use oxir_ir::{FunctionKind, Module};
+use oxir_ir::Module;
 use oxir_passes::PassPipeline;
 
 const PASSES: &[&str] = &[
@@ -33,26 +34,9 @@ fn run_pass(module: &mut Module, name: &str) -> bool {
     stats.records.iter().any(|r| r.changed)
 }
 
+/// Every kernel's buffers after running on `inputs` (two workgroups).
 fn execute(module: &Module, inputs: &[Buffers]) -> Vec<Result<Buffers, String>> {
-    let mut out = Vec::new();
-    for f in module.functions.values() {
-        if !matches!(f.kind, FunctionKind::Kernel { .. }) {
-            continue;
-        }
-        for input in inputs {
-            let mut buffers = input.clone();
-            let options = Options {
-                max_instructions: 2_000_000,
-                ..Options::default()
-            };
-            out.push(
-                oxir_interp::dispatch(module, &f.name, [2, 1, 1], &mut buffers, &options)
-                    .map(|_| buffers)
-                    .map_err(|e| e.to_string()),
-            );
-        }
-    }
-    out
+    common::execute(module, inputs, [2, 1, 1], 2_000_000)
 }
 
 #[test]

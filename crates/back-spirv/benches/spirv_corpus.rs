@@ -18,7 +18,9 @@
 //! shader once, from source text to words, with oxir `-O0`, oxir `-O` and naga; the
 //! throughput is per shader.
 //!
-//! `cargo bench -p oxir-spirv --bench spirv_corpus`.
+//! `cargo bench -p oxir-spirv --bench spirv_corpus`. With `OXIR_BENCH_PROFILE=oxir-O0`,
+//! `oxir-O` or `naga` the binary compiles every accepted shader once with that compiler
+//! and exits (for a profiler, e.g. `valgrind --tool=callgrind`).
 
 use criterion::{Criterion, Throughput};
 use oxir_naga::{GlslStage, Validated};
@@ -272,9 +274,43 @@ fn size_table(all: &[Shader]) -> Vec<Shader> {
     accepted
 }
 
+/// `OXIR_BENCH_PROFILE=oxir-O0|oxir-O|naga`: compile every accepted shader once with that
+/// compiler and exit, without the table or criterion (for `valgrind --tool=callgrind` or
+/// `perf record` on the bench binary).
+fn profile_once(which: &str, accepted: &[Shader]) {
+    for shader in accepted {
+        let validated = shader.parse().expect("parsed before");
+        let words = match which {
+            "oxir-O0" => oxir_words(&validated, false).ok(),
+            "oxir-O" => oxir_words(&validated, true).ok(),
+            "naga" => naga_words(&validated).ok(),
+            other => panic!("OXIR_BENCH_PROFILE={other}: expected oxir-O0, oxir-O or naga"),
+        };
+        std::hint::black_box(words.expect("compiled before"));
+    }
+}
+
+/// The shaders every compiler accepts, without running `spirv-opt` (profiling mode).
+fn accepted_quietly(all: &[Shader]) -> Vec<Shader> {
+    all.iter()
+        .filter(|s| {
+            s.parse().is_ok_and(|v| {
+                oxir_words(&v, false).is_ok()
+                    && oxir_words(&v, true).is_ok()
+                    && naga_words(&v).is_ok()
+            })
+        })
+        .cloned()
+        .collect()
+}
+
 fn main() {
     std::env::set_var("OXIR_CHECK_CHANGED", "0");
     let all = shaders();
+    if let Ok(which) = std::env::var("OXIR_BENCH_PROFILE") {
+        profile_once(&which, &accepted_quietly(&all));
+        return;
+    }
     let accepted = size_table(&all);
     let mut c = Criterion::default()
         .sample_size(10)

@@ -30,6 +30,12 @@
 //!   lists the `Input` / `Output` variables below SPIR-V 1.4 and every used global from
 //!   1.4 on. Struct-typed stage I/O arrives flattened by the front-end (one parameter or
 //!   result per member).
+//! - **Functions**: the callables the entry points reach (after `normalize`'s
+//!   `inline-when-smaller`: shared helpers larger than their copies) become SPIR-V
+//!   functions with their signatures, written callees first; `call` → `OpFunctionCall`,
+//!   `return` in a callable → `OpReturnValue` / `OpReturn`; from SPIR-V 1.4 an entry
+//!   point's interface also lists the globals its callees name. A callable no entry
+//!   point reaches is not written.
 //! - **Control flow**: `OpSelectionMerge` / `OpLoopMerge` from the structured constructs
 //!   (loop merge in the prepare block, the update block as continue target, a synthetic
 //!   continue block for `simple_loop`); `discard` → `OpKill`, or `OpTerminateInvocation`
@@ -56,7 +62,9 @@
 //!
 //! ## What is refused (exit 1, `unsupported: ...`)
 //!
-//! `print`, `assert`, `clock`; calls and callable functions that survive inlining;
+//! `print`, `assert`, `clock`; callables with pointer or resource parameters or results,
+//! more than one result, or a stage-register read (the driver inlines those), recursion,
+//! calls to external declarations;
 //! unstructured `switch_br` and `cond_br` outside loop headers; pointer-typed block
 //! parameters and `select` of pointers (variable pointers); block parameters and `select`
 //! of images or samplers; GLSL.std.450 transcendentals (`sin` … `pow`, `exp10`, `log10`,
@@ -70,6 +78,7 @@
 
 #![warn(missing_docs)]
 
+mod calls;
 pub mod copy_loops;
 mod preflight;
 mod writer;
@@ -239,7 +248,11 @@ fn build_pipeline(
 ) -> PassPipeline {
     use oxir_passes::pipelines;
     let mut p = PassPipeline::new();
-    p.add_sequence("normalize", pipelines::normalize_with(policy));
+    // Functions stay where logical addressing allows it and keeping them is smaller.
+    p.add_sequence(
+        "normalize",
+        pipelines::normalize_for(policy, pipelines::Inlining::KeepWhenSmaller),
+    );
     if let Some(optimizer) = optimizer {
         p.add_sequence(
             "ssa-optimization",

@@ -35,6 +35,7 @@ pub fn opcode_support(op: Opcode) -> Support {
         | Lowering::Memory(_)
         | Lowering::Register(_)
         | Lowering::Image(_)
+        | Lowering::Call
         | Lowering::Terminator(_) => Support::Written,
     }
 }
@@ -142,17 +143,12 @@ impl Checker<'_> {
             function: Some(func.name.clone()),
             ..Location::default()
         };
-        let stage = match func.kind {
-            FunctionKind::Kernel { .. } => "kernel",
-            FunctionKind::Vertex => "vertex",
-            FunctionKind::Fragment => "fragment",
-            FunctionKind::Callable | FunctionKind::External => {
-                return Err(format!(
-                    "{} function `{}` that survives inlining",
-                    func.kind.keyword(),
-                    func.name
-                ))
-            }
+        let Some(stage) = crate::calls::stage_name(&func.kind) else {
+            return Err(format!(
+                "{} function `{}` as an entry point",
+                func.kind.keyword(),
+                func.name
+            ));
         };
         let is_kernel = stage == "kernel";
         if is_kernel && !func.signature.returns.is_empty() {
@@ -205,6 +201,75 @@ impl Checker<'_> {
                 None => return Err(format!("{stage} `{}` result without a binding", func.name)),
             }
         }
+        self.check_body(func, stage, false)
+    }
+
+    /// A callable kept as a SPIR-V function, called from entry points of `stages`.
+    fn check_callable(&mut self, func: &Function, stages: &[&'static str]) -> Result<(), String> {
+        self.at = Location {
+            function: Some(func.name.clone()),
+            ..Location::default()
+        };
+        if matches!(func.kind, FunctionKind::External) {
+            return Err(format!(
+                "a call to the external declaration `{}` (nothing defines it)",
+                func.name
+            ));
+        }
+        let signature = &func.signature;
+        if signature.returns.len() > 1 {
+            return Err(format!(
+                "callable `{}` returning {} values (a SPIR-V function returns one)",
+                func.name,
+                signature.returns.len()
+            ));
+        }
+        for abi in signature.params.iter().chain(&signature.returns) {
+            if self.holds_reference(abi.ty) {
+                return Err(format!(
+                    "callable `{}` with a parameter or result of type {} (logical addressing \
+                     passes no pointers or handles to functions)",
+                    func.name,
+                    self.module.types.display(abi.ty)
+                ));
+            }
+            self.check_type(abi.ty, false)?;
+        }
+        for &stage in stages {
+            self.check_body(func, stage, true)?;
+        }
+        Ok(())
+    }
+
+    /// Whether a value of `ty` is or holds a pointer or a resource.
+    fn holds_reference(&self, ty: Type) -> bool {
+        match self.module.types.try_get(ty) {
+            None => true,
+            Some(TypeData::Pointer { .. })
+            | Some(TypeData::Texture { .. })
+            | Some(TypeData::StorageTexture { .. })
+            | Some(TypeData::Sampler { .. })
+            | Some(TypeData::Opaque(_)) => true,
+            Some(TypeData::Array { elem, .. }) | Some(TypeData::RuntimeArray { elem }) => {
+                self.holds_reference(*elem)
+            }
+            Some(TypeData::Struct(s)) => s.members.iter().any(|m| self.holds_reference(m.ty)),
+            Some(TypeData::Void)
+            | Some(TypeData::Scalar(_))
+            | Some(TypeData::Vector { .. })
+            | Some(TypeData::Matrix { .. }) => false,
+        }
+    }
+
+    /// The blocks and instructions of `func` as run by a `stage` entry point (a callable's
+    /// body is checked once per stage that calls it).
+    fn check_body(
+        &mut self,
+        func: &Function,
+        stage: &'static str,
+        in_callable: bool,
+    ) -> Result<(), String> {
+        let is_kernel = stage == "kernel";
         // Loop prepare blocks: the only blocks that may end in cond_br.
         let mut prepares = EntitySet::new();
         for block in func.layout.blocks() {
@@ -270,6 +335,12 @@ impl Checker<'_> {
                     return Err(format!("`{op}` on integers other than 32-bit"));
                 }
                 if let Lowering::Register(register) = lowering(op) {
+                    if in_callable {
+                        return Err(format!(
+                            "`{op}` in callable `{}` (stage registers are read by entry points)",
+                            func.name
+                        ));
+                    }
                     if let (Some(only), _) = register_builtin(register) {
                         if only != stage {
                             return Err(format!("`{op}` in a {stage} entry point"));
@@ -327,6 +398,7 @@ impl Checker<'_> {
                     let plain = match lowering(pop) {
                         Lowering::Terminator(t) => crate::writer::can_hold_loop_merge(t),
                         Lowering::Refused(_)
+                        | Lowering::Call
                         | Lowering::Arith(_)
                         | Lowering::Math(_)
                         | Lowering::Memory(_)
@@ -486,11 +558,24 @@ fn check_module(checker: &mut Checker) -> Result<(), String> {
     }) {
         return Err("a module without entry points".into());
     }
-    // Entry points first: a call that survived inlining is reported at the call.
-    let mut functions: Vec<&Function> = module.functions.values().collect();
-    functions.sort_by_key(|f| matches!(f.kind, FunctionKind::Callable | FunctionKind::External));
-    for func in functions {
-        checker.check_function(func)?;
+    let plan = crate::calls::CallPlan::new(module);
+    if let Some(func) = plan.recursive {
+        checker.at = Location {
+            function: Some(module.functions[func].name.clone()),
+            ..Location::default()
+        };
+        return Err(format!(
+            "recursive function `{}` (SPIR-V has no recursion)",
+            module.functions[func].name
+        ));
+    }
+    for func in module.functions.values() {
+        if crate::calls::stage_name(&func.kind).is_some() {
+            checker.check_function(func)?;
+        }
+    }
+    for &func in &plan.order {
+        checker.check_callable(&module.functions[func], &plan.stages[func])?;
     }
     Ok(())
 }

@@ -9,44 +9,18 @@ use oxir_spirv::{compile, Error, Options, TargetEnv};
 use oxir_test_support::corpus_dir;
 use oxir_test_support::spirv_duplicates::duplicates;
 use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::sync::atomic::{AtomicU32, Ordering};
 
 fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
 fn have_spirv_val() -> bool {
-    let ok = Command::new("spirv-val").arg("--version").output().is_ok();
-    if !ok {
-        eprintln!("SKIPPED: spirv-val is not installed (apt-get install spirv-tools); modules were written but not validated");
-    }
-    ok
+    oxir_test_support::spirv_val::have_spirv_val("spirv_val")
 }
-
-static COUNTER: AtomicU32 = AtomicU32::new(0);
 
 /// Runs spirv-val on `words`; Err carries its message.
 fn spirv_val(words: &[u32], env: TargetEnv) -> Result<(), String> {
-    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-    let path = std::env::temp_dir().join(format!("oxir-spirv-test-{}-{n}.spv", std::process::id()));
-    std::fs::write(&path, oxir_spirv::to_bytes(words)).unwrap();
-    let out = Command::new("spirv-val")
-        .arg("--target-env")
-        .arg(env.name())
-        .arg(&path)
-        .output()
-        .expect("run spirv-val");
-    let _ = std::fs::remove_file(&path);
-    if out.status.success() {
-        Ok(())
-    } else {
-        Err(format!(
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        ))
-    }
+    oxir_test_support::spirv_val::spirv_val(words, env.name())
 }
 
 fn stage_name(stage: naga::ShaderStage) -> &'static str {

@@ -3,7 +3,9 @@
 //! - `normalize`: `verify → destructure-cfg → inline-all (immediately) →
 //!   hoist-allocas → mem2reg → unused-callable-removal → simplify-cfg → dce →
 //!   bounds-checks → verify(reachable blocks)`; [`normalize_with`] takes the
-//!   bounds-check policy (`normalize` uses the safe default);
+//!   bounds-check policy (`normalize` uses the safe default), [`normalize_for`] also the
+//!   [`Inlining`] (SPIR-V keeps functions where that is smaller: `inline-when-smaller`
+//!   in place of `inline-all`);
 //! - `structurize`, the tail for structured back-ends: `reg2mem → restructure-cfg →
 //!   verify(unique merges, canonical break/continue)`.
 //! - `ssa-optimization`, the optimiser on plain SSA after `normalize` (what `-O` adds):
@@ -173,12 +175,37 @@ pub fn normalize() -> PassPipeline {
 /// after inlining (so every access is visible) and after `dce` (so no dead access is
 /// checked); every back-end driver runs this pipeline and inherits them.
 pub fn normalize_with(policy: BoundsPolicy) -> PassPipeline {
+    normalize_for(policy, Inlining::All)
+}
+
+/// Which calls `normalize` inlines.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum Inlining {
+    /// Every call (`inline-all`): for back-ends without calls.
+    #[default]
+    All,
+    /// What logical addressing requires (pointer and resource arguments, stage registers),
+    /// and otherwise only where inlining is smaller (`inline-when-smaller`): for SPIR-V.
+    KeepWhenSmaller,
+}
+
+impl Inlining {
+    fn pass_name(self) -> &'static str {
+        match self {
+            Inlining::All => "inline-all",
+            Inlining::KeepWhenSmaller => "inline-when-smaller",
+        }
+    }
+}
+
+/// [`normalize_with`] with the inlining `inlining` chooses.
+pub fn normalize_for(policy: BoundsPolicy, inlining: Inlining) -> PassPipeline {
     let mut p = PassPipeline::new();
     p.add_verify("verify-input", VerifierOptions::default());
     for name in [
         "destructure-cfg",
         // Immediately after destructuring, with nothing in between.
-        "inline-all",
+        inlining.pass_name(),
         "hoist-allocas",
         "mem2reg",
         "unused-callable-removal",

@@ -40,6 +40,7 @@ registry! {
     "adce" => adce::run_on_module,
     "inline" => inline::run_on_module,
     "inline-all" => inline::run_all_on_module,
+    "inline-when-smaller" => inline::run_when_smaller_on_module,
     "hoist-allocas" => hoist_allocas::run_on_module,
     "sroa" => sroa::run_on_module,
     "mem2reg" => mem2reg::run_on_module,

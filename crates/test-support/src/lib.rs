@@ -4,9 +4,11 @@
 //! The corpus (third-party shaders, `OXIR_CORPUS_DIR`) is never copied into the
 //! repository: tests read it in place and skip, with a message, when it is absent.
 //!
-//! [`spirv_duplicates`]: duplicate type and constant declarations in SPIR-V words.
+//! [`spirv_duplicates`]: duplicate type and constant declarations in SPIR-V words;
+//! [`spirv_val`]: running `spirv-val`.
 
 pub mod spirv_duplicates;
+pub mod spirv_val;
 
 use std::path::{Path, PathBuf};
 

@@ -86,26 +86,34 @@ fn emission_order(
 }
 
 impl Writer<'_> {
-    pub(super) fn write_function(&mut self, f: &Function) -> R<()> {
+    /// Writes entry point or kept callable `func` (a callable's id is in `func_ids`, and the
+    /// callables it calls are written before it).
+    pub(super) fn write_function(&mut self, func: Func, f: &Function) -> R<()> {
         let (model, workgroup_size) = match f.kind {
             FunctionKind::Kernel { workgroup_size } => {
-                (spirv::ExecutionModel::GLCompute, workgroup_size)
+                (Some(spirv::ExecutionModel::GLCompute), workgroup_size)
             }
-            FunctionKind::Vertex => (spirv::ExecutionModel::Vertex, [0; 3]),
-            FunctionKind::Fragment => (spirv::ExecutionModel::Fragment, [0; 3]),
-            FunctionKind::Callable | FunctionKind::External => {
-                return Err(format!("`{}` is not an entry point", f.name).into())
+            FunctionKind::Vertex => (Some(spirv::ExecutionModel::Vertex), [0; 3]),
+            FunctionKind::Fragment => (Some(spirv::ExecutionModel::Fragment), [0; 3]),
+            FunctionKind::Callable => (None, [0; 3]),
+            FunctionKind::External => {
+                return Err(format!("external declaration `{}` reached the writer", f.name).into())
             }
         };
-        let is_kernel = model == spirv::ExecutionModel::GLCompute;
-        self.fragment = model == spirv::ExecutionModel::Fragment;
+        let is_kernel = model == Some(spirv::ExecutionModel::GLCompute);
+        self.fragment = model == Some(spirv::ExecutionModel::Fragment);
+        self.in_callable = model.is_none();
         self.values.clear();
         self.labels.clear();
         self.exit_labels.clear();
         self.interface.clear();
         self.cont_values.clear();
         self.temps.clear();
-        self.outputs = self.stage_outputs(f)?;
+        self.outputs = if self.in_callable {
+            Vec::new()
+        } else {
+            self.stage_outputs(f)?
+        };
         let entry = f.entry_block().ok_or("entry point without body")?;
 
         // Roles: loop prepare blocks (header of OpLoopMerge), simple loop bodies.
@@ -146,8 +154,11 @@ impl Writer<'_> {
         }
         for block in f.layout.blocks() {
             self.exit_labels[block] = self.labels[block];
-            for &p in f.dfg.block_params(block) {
-                self.values[p] = Some(self.b.id());
+            // A callable's entry parameters are its `OpFunctionParameter`s (ids below).
+            if !(self.in_callable && block == entry) {
+                for &p in f.dfg.block_params(block) {
+                    self.values[p] = Some(self.b.id());
+                }
             }
             for inst in f.layout.block_insts(block) {
                 if let Some(r) = f.dfg.inst_result(inst) {
@@ -221,11 +232,7 @@ impl Writer<'_> {
         let order = emission_order(f, &bodies, |from, to| target(from, to).is_some())?;
 
         // The function.
-        let void = self.type_void();
-        let fn_ty = self.type_function(void, &[]);
-        let fid = self
-            .b
-            .begin_function(void, None, spirv::FunctionControl::NONE, fn_ty)?;
+        let fid = self.begin_function(func, f, entry)?;
         let mut first = true;
         for node in order {
             match node {
@@ -310,6 +317,11 @@ impl Writer<'_> {
             self.op(Op::Unreachable, None, None, vec![])?;
         }
         self.b.end_function()?;
+        let Some(model) = model else {
+            self.callable_interfaces[func] = std::mem::take(&mut self.interface);
+            self.debug_name(fid, &f.name);
+            return Ok(());
+        };
         self.b
             .entry_point(model, fid, f.name.clone(), self.interface.clone());
         match model {
@@ -333,6 +345,60 @@ impl Writer<'_> {
             other => return Err(format!("execution model {other:?}").into()),
         }
         self.debug_name(fid, &f.name);
+        Ok(())
+    }
+
+    /// `OpFunction` of `f`: `void()` for an entry point; for a callable its signature,
+    /// with one `OpFunctionParameter` per entry parameter.
+    fn begin_function(&mut self, func: Func, f: &Function, entry: Block) -> R<Word> {
+        if !self.in_callable {
+            let void = self.type_void();
+            let fn_ty = self.type_function(void, &[]);
+            return Ok(self
+                .b
+                .begin_function(void, None, spirv::FunctionControl::NONE, fn_ty)?);
+        }
+        let ret = match f.signature.returns.as_slice() {
+            [] => self.type_void(),
+            [one] => self.ty(one.ty)?,
+            _ => return Err("a callable with several results".into()),
+        };
+        let mut params = Vec::new();
+        for p in &f.signature.params {
+            params.push(self.ty(p.ty)?);
+        }
+        let fn_ty = self.type_function(ret, &params);
+        let fid = self.func_ids[func].ok_or("a callable without an id")?;
+        self.b
+            .begin_function(ret, Some(fid), spirv::FunctionControl::NONE, fn_ty)?;
+        let entry_params = f.dfg.block_params(entry);
+        if entry_params.len() != params.len() {
+            return Err("entry parameters that do not match the signature".into());
+        }
+        for (&p, &t) in entry_params.iter().zip(&params) {
+            self.values[p] = Some(self.b.function_parameter(t)?);
+        }
+        Ok(fid)
+    }
+
+    /// `OpFunctionCall` of a kept callable; the caller's interface takes the callee's.
+    pub(super) fn call(&mut self, f: &Function, c: &Operands) -> R<()> {
+        let Payload::Callee(callee) = f.dfg.inst(c.inst).payload else {
+            return Err("a call without a callee".into());
+        };
+        let fid = self.func_ids[callee].ok_or("a call to a function that is not written")?;
+        let rt = match c.rt {
+            Some(t) => t,
+            None => self.type_void(),
+        };
+        let mut operands = vec![Operand::IdRef(fid)];
+        operands.extend(c.a.iter().map(|&a| Operand::IdRef(a)));
+        self.op(Op::FunctionCall, Some(rt), c.rid, operands)?;
+        for id in self.callable_interfaces[callee].clone() {
+            if !self.interface.contains(&id) {
+                self.interface.push(id);
+            }
+        }
         Ok(())
     }
 
@@ -394,7 +460,10 @@ impl Writer<'_> {
                 }
             }
         }
-        // Entry parameters: built-in and location inputs.
+        // Entry parameters: built-in and location inputs (a callable's are parameters).
+        if self.in_callable {
+            return Ok(());
+        }
         self.stage_inputs(f, entry)
     }
 
@@ -573,6 +642,16 @@ impl Writer<'_> {
                 }
                 self.op(Op::Switch, None, None, ops)?;
             }
+            TerminatorOp::Return if self.in_callable => match data.args.as_slice() {
+                [] => {
+                    self.op(Op::Return, None, None, vec![])?;
+                }
+                [v] => {
+                    let id = self.val(f, *v)?;
+                    self.op(Op::ReturnValue, None, None, vec![Operand::IdRef(id)])?;
+                }
+                _ => return Err("a callable returning several values".into()),
+            },
             TerminatorOp::Return => {
                 let values: Vec<Value> = data.args.to_vec();
                 self.store_outputs(f, &values)?;

@@ -30,6 +30,8 @@ pub(crate) enum Lowering {
     /// Block terminators (the op table's `TerminatorOp`), written with the control flow
     /// (`functions.rs`); `switch_br` is refused before this.
     Terminator(TerminatorOp),
+    /// `OpFunctionCall` of a kept callable (`functions.rs`).
+    Call,
     /// Not expressible in SPIR-V for Vulkan: the preflight refuses it with this reason.
     Refused(&'static str),
 }
@@ -347,7 +349,7 @@ pub(crate) fn lowering(op: Opcode) -> Lowering {
         O::TextureNumLevels => Image(TextureOp::NumLevels),
         O::TextureNumLayers => Image(TextureOp::NumLayers),
         O::TextureNumSamples => Image(TextureOp::NumSamples),
-        O::Call => Refused("calls that survive inlining"),
+        O::Call => Lowering::Call,
         O::Print => Refused("print"),
         O::Assert => Refused("assert"),
         O::Clock => Refused("clock"),

@@ -53,8 +53,8 @@ use oxir_ir::data_layout::{layout_of, LayoutRules};
 use oxir_ir::function::FunctionKind;
 use oxir_ir::types::{AddressSpace, Scalar, ScalarKind, TypeData};
 use oxir_ir::{
-    Block, Builtin, Const, ConstKind, Function, Global, Inst, Module, Opcode, Payload, Type, Value,
-    ValueDef,
+    Block, Builtin, Const, ConstKind, Func, Function, Global, Inst, Module, Opcode, Payload, Type,
+    Value, ValueDef,
 };
 use rspirv::dr::{Builder, InsertPoint, Instruction, Operand};
 use rspirv::spirv::{self, BuiltIn, Capability, Decoration, GLOp, Op, StorageClass, Word};
@@ -190,6 +190,13 @@ struct Writer<'a> {
     temps: SecondaryMap<Inst, Option<Word>>,
     /// The output variables of the entry point being written, one per result.
     outputs: Vec<interface::OutputVar>,
+    /// The function being written is a kept callable, not an entry point.
+    in_callable: bool,
+    // Per module:
+    /// The ids of the kept callables ([`crate::calls::CallPlan`]).
+    func_ids: SecondaryMap<Func, Option<Word>>,
+    /// The interface variables (SPIR-V 1.4+) each written callable names, with its callees'.
+    callable_interfaces: SecondaryMap<Func, Vec<Word>>,
 }
 
 impl<'a> Writer<'a> {
@@ -260,6 +267,7 @@ impl<'a> Writer<'a> {
                 | Op::BranchConditional
                 | Op::Switch
                 | Op::Return
+                | Op::ReturnValue
                 | Op::Unreachable
                 | Op::Kill
                 | Op::TerminateInvocation
@@ -352,6 +360,9 @@ pub(crate) fn write(module: &Module, options: &Options) -> Result<Vec<u32>, Erro
         cont_values: SecondaryMap::new(),
         temps: SecondaryMap::new(),
         outputs: Vec::new(),
+        in_callable: false,
+        func_ids: SecondaryMap::new(),
+        callable_interfaces: SecondaryMap::new(),
     };
     match w.write_module() {
         Ok(words) => Ok(words),
@@ -378,12 +389,25 @@ impl Writer<'_> {
         if uses_storage && options.target_env == TargetEnv::Vulkan1_0 {
             w.extension("SPV_KHR_storage_buffer_storage_class");
         }
-        for func in module.functions.values() {
+        // Kept callables first, callees before callers, so each caller's interface can
+        // take its callees'; then the entry points in module order.
+        let plan = crate::calls::CallPlan::new(module);
+        for &func in &plan.order {
+            w.func_ids[func] = Some(w.b.id());
+        }
+        let entries = module
+            .functions
+            .iter()
+            .filter(|(_, f)| crate::calls::stage_name(&f.kind).is_some())
+            .map(|(func, _)| func);
+        let order: Vec<oxir_ir::Func> = plan.order.iter().copied().chain(entries).collect();
+        for func in order {
+            let f = &module.functions[func];
             w.at = Location {
-                function: Some(func.name.clone()),
+                function: Some(f.name.clone()),
                 ..Location::default()
             };
-            w.write_function(func)?;
+            w.write_function(func, f)?;
         }
         w.at = Location::default();
         for cap in w.caps.clone() {

@@ -102,6 +102,7 @@ pub fn cases() -> Vec<Case> {
         "tests/shaders/bounds.wgsl",
         "tests/shaders/bounds_textures.wgsl",
         "tests/shaders/copy_layouts.wgsl",
+        "tests/shaders/helpers.wgsl",
     ]
     .iter()
     .map(|f| PathBuf::from(path(f)))

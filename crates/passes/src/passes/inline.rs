@@ -82,6 +82,10 @@
 //!     ...
 //! ```
 
+mod policy;
+
+pub use policy::KeepOptions;
+
 use crate::analysis::call_graph::CallGraph;
 use crate::util::contains_structured_control_flow;
 use cranelift_entity::packed_option::PackedOption;
@@ -174,7 +178,7 @@ pub fn run_on_function(module: &mut Module, func: Func) -> InlineInfo {
     run(
         module,
         Scope::Function(func),
-        Some(InlineOptions::default()),
+        Policy::Budgets(InlineOptions::default()),
     )
 }
 
@@ -185,7 +189,7 @@ pub fn run_on_module(module: &mut Module) -> InlineInfo {
 
 /// The heuristic with the given budgets.
 pub fn run_on_module_with(module: &mut Module, options: &InlineOptions) -> InlineInfo {
-    run(module, Scope::Module, Some(*options))
+    run(module, Scope::Module, Policy::Budgets(*options))
 }
 
 /// The `inline-all` pass: every call that can be inlined, ignoring the heuristic's budgets,
@@ -197,25 +201,71 @@ pub fn run_all_on_module(module: &mut Module) -> InlineInfo {
 /// `inline-all` with the given limit: refuses, changing nothing, when a function would grow
 /// past it (module doc).
 pub fn run_all_on_module_with(module: &mut Module, options: &InlineAllOptions) -> InlineInfo {
-    let mut info = InlineInfo::default();
-    if let Some((function, size, chain)) = over_budget(module, options.max_function_size) {
-        info.rejected_over_budget_count += 1;
-        info.note_refusal(Some(&function), None);
-        info.refusal_message = Some(format!(
-            "inlining every call would give @{function} at least {size} instructions, more \
-             than the inline-all limit of {} ({MAX_INLINED_SIZE_ENV}, \
-             InlineAllOptions::max_function_size); the call chain: {}",
-            options.max_function_size,
-            chain.join(" -> ")
-        ));
-        return info;
+    if let Some(refused) = refuse_over_budget(module, options, "every call", |_, _| true) {
+        return refused;
     }
-    run(module, Scope::Module, None)
+    run(module, Scope::Module, Policy::All)
+}
+
+/// The `inline-when-smaller` pass: the calls logical addressing requires inlined, and the
+/// others where inlining is smaller ([`policy`]), within [`InlineAllOptions::from_env`].
+pub fn run_when_smaller_on_module(module: &mut Module) -> InlineInfo {
+    run_when_smaller_on_module_with(
+        module,
+        &InlineAllOptions::from_env(),
+        &KeepOptions::default(),
+    )
+}
+
+/// `inline-when-smaller` with the given limit and size model. The limit bounds what the
+/// required inlining alone makes (the size model never grows a function by more than the
+/// calls it replaces and one copy of each single-site callee).
+pub fn run_when_smaller_on_module_with(
+    module: &mut Module,
+    limits: &InlineAllOptions,
+    options: &KeepOptions,
+) -> InlineInfo {
+    let required = |m: &Module, callee: Func| policy::requires_inlining(m, &m.functions[callee]);
+    if let Some(refused) = refuse_over_budget(
+        module,
+        limits,
+        "the calls logical addressing requires",
+        required,
+    ) {
+        return refused;
+    }
+    run(module, Scope::Module, Policy::KeepWhenSmaller(*options))
+}
+
+/// The refusal of a run whose counted inlining (`counts(module, callee)`) would make a
+/// function larger than the limit, before anything changes.
+fn refuse_over_budget(
+    module: &Module,
+    options: &InlineAllOptions,
+    what: &str,
+    counts: impl Fn(&Module, Func) -> bool,
+) -> Option<InlineInfo> {
+    let (function, size, chain) = over_budget(module, options.max_function_size, counts)?;
+    let mut info = InlineInfo::default();
+    info.rejected_over_budget_count += 1;
+    info.note_refusal(Some(&function), None);
+    info.refusal_message = Some(format!(
+        "inlining {what} would give @{function} at least {size} instructions, more \
+         than the inline-all limit of {} ({MAX_INLINED_SIZE_ENV}, \
+         InlineAllOptions::max_function_size); the call chain: {}",
+        options.max_function_size,
+        chain.join(" -> ")
+    ));
+    Some(info)
 }
 
 /// The first function whose bounded size after inlining exceeds `limit`: its name, the
 /// bound, and the chain of calls (each to the callee contributing most) that makes it.
-fn over_budget(module: &Module, limit: u64) -> Option<(String, u64, Vec<String>)> {
+fn over_budget(
+    module: &Module,
+    limit: u64,
+    counts: impl Fn(&Module, Func) -> bool,
+) -> Option<(String, u64, Vec<String>)> {
     let graph = CallGraph::new(module);
     let n = module.functions.len();
     let mut size = vec![0u64; n];
@@ -232,7 +282,8 @@ fn over_budget(module: &Module, limit: u64) -> Option<(String, u64, Vec<String>)
                 && !callee.metadata.no_inline
                 && !callee.metadata.signature_constraint
                 && !graph.is_recursive(site.callee)
-                && site.callee != func;
+                && site.callee != func
+                && counts(module, site.callee);
             if !inlinable {
                 continue;
             }
@@ -260,7 +311,7 @@ fn over_budget(module: &Module, limit: u64) -> Option<(String, u64, Vec<String>)
 /// Inlines exactly the given call sites (callers processed bottom-up), ignoring budgets;
 /// the other skip rules apply. Unknown or non-call sites make the whole request refused.
 pub fn inline_call_sites(module: &mut Module, sites: &[(Func, Inst)]) -> InlineInfo {
-    run(module, Scope::Sites(sites), None)
+    run(module, Scope::Sites(sites), Policy::All)
 }
 
 /// Which calls a run considers.
@@ -271,7 +322,7 @@ enum Scope<'a> {
     Sites(&'a [(Func, Inst)]),
 }
 
-fn run(module: &mut Module, scope: Scope<'_>, budgets: Option<InlineOptions>) -> InlineInfo {
+fn run(module: &mut Module, scope: Scope<'_>, policy: Policy) -> InlineInfo {
     let mut info = InlineInfo::default();
     count_malformed_calls(module, scope, &mut info);
     if info.rejected_malformed_call_count > 0 {
@@ -279,10 +330,11 @@ fn run(module: &mut Module, scope: Scope<'_>, budgets: Option<InlineOptions>) ->
     }
     let graph = CallGraph::new(module);
     let mut inliner = Inliner {
-        budgets,
+        policy,
         graph: &graph,
         callee_is_structured: vec![None; module.functions.len()],
         callee_size: vec![None; module.functions.len()],
+        callee_required: vec![None; module.functions.len()],
         counted_costly: vec![false; module.functions.len()],
         info,
     };
@@ -460,14 +512,27 @@ fn callee_body_is_well_formed(callee: &Function) -> bool {
 
 // --- the inliner -----------------------------------------------------------------------
 
+/// Which calls a run inlines, among those the skip rules allow.
+#[derive(Copy, Clone)]
+enum Policy {
+    /// Every call (`inline-all`, chosen call sites).
+    All,
+    /// The heuristic's budgets (`inline`).
+    Budgets(InlineOptions),
+    /// What logical addressing requires, and otherwise when inlining is smaller
+    /// (`inline-when-smaller`, [`policy`]).
+    KeepWhenSmaller(KeepOptions),
+}
+
 struct Inliner<'g> {
-    /// `None`: ignore budgets.
-    budgets: Option<InlineOptions>,
+    policy: Policy,
     graph: &'g CallGraph,
     /// Per callee, computed on first use: by then its own inlining is done (bottom-up), and
     /// inlining never changes whether a function is structured.
     callee_is_structured: Vec<Option<bool>>,
     callee_size: Vec<Option<usize>>,
+    /// Per callee: whether [`policy::requires_inlining`] holds (computed on first use).
+    callee_required: Vec<Option<bool>>,
     counted_costly: Vec<bool>,
     info: InlineInfo,
 }
@@ -559,22 +624,12 @@ impl Inliner<'_> {
                 return Decision::Skip;
             }
         }
-        if let Some(budgets) = self.budgets {
-            let size =
-                *self.callee_size[callee.index()].get_or_insert_with(|| target.placed_inst_count());
-            let sites = self.graph.call_site_count(callee);
-            let affordable = if sites <= 1 {
-                size <= budgets.single_call_site_budget
-            } else {
-                sites <= budgets.max_call_sites && size <= budgets.multi_call_site_budget
-            };
-            if !affordable {
-                if !self.counted_costly[callee.index()] {
-                    self.counted_costly[callee.index()] = true;
-                    self.info.skipped_costly_callable_count += 1;
-                }
-                return Decision::Skip;
+        if !self.affordable(module, callee) {
+            if !self.counted_costly[callee.index()] {
+                self.counted_costly[callee.index()] = true;
+                self.info.skipped_costly_callable_count += 1;
             }
+            return Decision::Skip;
         }
         if single_block {
             Decision::SingleBlock {
@@ -583,6 +638,32 @@ impl Inliner<'_> {
             }
         } else {
             Decision::MultiBlock
+        }
+    }
+}
+
+impl Inliner<'_> {
+    /// Whether the policy inlines calls to `callee` (the skip rules already passed).
+    fn affordable(&mut self, module: &Module, callee: Func) -> bool {
+        let target = &module.functions[callee];
+        let size =
+            *self.callee_size[callee.index()].get_or_insert_with(|| target.placed_inst_count());
+        let sites = self.graph.call_site_count(callee);
+        match self.policy {
+            Policy::All => true,
+            Policy::Budgets(budgets) => {
+                if sites <= 1 {
+                    size <= budgets.single_call_site_budget
+                } else {
+                    sites <= budgets.max_call_sites && size <= budgets.multi_call_site_budget
+                }
+            }
+            Policy::KeepWhenSmaller(options) => {
+                let required = *self.callee_required[callee.index()]
+                    .get_or_insert_with(|| policy::requires_inlining(module, target));
+                let params = target.signature.params.len();
+                required || policy::inlining_is_smaller(size, params, sites, &options)
+            }
         }
     }
 }

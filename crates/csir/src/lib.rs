@@ -38,6 +38,7 @@
 #![warn(missing_docs)]
 
 pub mod binary;
+pub mod dump;
 pub mod exec;
 pub mod interface;
 pub mod link;

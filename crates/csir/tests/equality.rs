@@ -192,11 +192,7 @@ fn csir_interpreter_equals_oxir_interpreter() {
     let mut failures = Vec::new();
     for e in &entries {
         let Ok(shader) = &e.csir else { continue };
-        let label = format!(
-            "{}:{}",
-            e.file.file_name().unwrap().to_string_lossy(),
-            e.name
-        );
+        let label = e.label();
         for seed in 0..16 {
             compared += 1;
             if let Err(why) = compare(&e.module, &e.name, shader, seed) {

@@ -13,11 +13,7 @@ fn every_entry_is_lowered_or_refused_with_a_location() {
     let mut accepted = Vec::new();
     let mut reasons: BTreeMap<String, u32> = BTreeMap::new();
     for e in &entries {
-        let label = format!(
-            "{}:{}",
-            e.file.file_name().unwrap().to_string_lossy(),
-            e.name
-        );
+        let label = e.label();
         match &e.csir {
             Ok(shader) => {
                 oxir_csir::verify(shader, &oxir_csir::Limits::default()).unwrap();

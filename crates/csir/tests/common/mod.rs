@@ -24,6 +24,17 @@ fn parse(path: &Path) -> Option<(String, Vec<u8>)> {
     Some((String::from_utf8_lossy(&bytes).into_owned(), bytes))
 }
 
+impl Entry {
+    /// `FILE:ENTRY`.
+    pub fn label(&self) -> String {
+        let file = self
+            .file
+            .file_name()
+            .map(|f| f.to_string_lossy().into_owned());
+        format!("{}:{}", file.unwrap_or_default(), self.name)
+    }
+}
+
 /// Every vertex and fragment entry of `files` the front-end accepts.
 pub fn entries(files: &[PathBuf]) -> Vec<Entry> {
     let mut out = Vec::new();

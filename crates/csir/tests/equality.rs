@@ -1,6 +1,6 @@
 //! Execution equality: for every vertex and fragment entry point CSIR accepts (the
 //! project's shaders and the corpus), the CSIR interpreter and oxir's interpreter give
-//! the same outputs on seeded inputs, within the float-lane bound documented in
+//! the same outputs on seeded inputs, before and after the CSIR optimiser, within the float-lane bound documented in
 //! `oxir_csir::exec` (relative 1e-4 plus absolute 1e-5; NaN equals NaN).
 
 mod common;
@@ -193,9 +193,13 @@ fn csir_interpreter_equals_oxir_interpreter() {
     for e in &entries {
         let Ok(shader) = &e.csir else { continue };
         let label = e.label();
+        let (optimized, _) = common::optimized(shader);
         for seed in 0..16 {
             compared += 1;
-            if let Err(why) = compare(&e.module, &e.name, shader, seed) {
+            let result = compare(&e.module, &e.name, shader, seed).and_then(|()| {
+                compare(&e.module, &e.name, &optimized, seed).map_err(|w| format!("optimised: {w}"))
+            });
+            if let Err(why) = result {
                 failures.push(format!("{label} seed {seed}: {why}"));
                 break;
             }

@@ -12,12 +12,22 @@ fn every_entry_is_lowered_or_refused_with_a_location() {
     let entries = common::all_entries();
     let mut accepted = Vec::new();
     let mut reasons: BTreeMap<String, u32> = BTreeMap::new();
+    let mut totals = (0, 0, 0);
     for e in &entries {
         let label = e.label();
         match &e.csir {
             Ok(shader) => {
                 oxir_csir::verify(shader, &oxir_csir::Limits::default()).unwrap();
-                accepted.push(format!("{label} ({} instructions)", shader.records.len()));
+                let (optimized, info) = common::optimized(shader);
+                let v = oxir_csir::verify(&optimized, &oxir_csir::Limits::default()).unwrap();
+                let tgsi = oxir_csir::tgsi::emit(&v, None);
+                totals.0 += info.before;
+                totals.1 += info.after;
+                totals.2 += tgsi.instructions;
+                accepted.push(format!(
+                    "{label} ({} -> {} records, {} TGSI instructions, {} temporaries)",
+                    info.before, info.after, tgsi.instructions, optimized.ntmp
+                ));
             }
             Err(error @ (LowerError::Unsupported { .. } | LowerError::Pool { .. })) => {
                 assert!(
@@ -41,6 +51,10 @@ fn every_entry_is_lowered_or_refused_with_a_location() {
     for a in &accepted {
         eprintln!("  {a}");
     }
+    eprintln!(
+        "records before / after the optimiser: {} / {}; TGSI instructions: {}",
+        totals.0, totals.1, totals.2
+    );
     eprintln!("refusals:");
     for (why, n) in &reasons {
         eprintln!("  {n:3} {why}");

@@ -198,11 +198,12 @@ fn virglrenderer_accepts_every_emitted_shader() {
     for e in &entries {
         let Ok(shader) = &e.csir else { continue };
         let label = e.label();
+        let shader = &common::optimized(shader).0;
         let tgsi = tgsi_of(shader, None);
         tgsi_instructions += tgsi.instructions;
         shaders += 1;
         match virgl.shader(shader.stage, &tgsi) {
-            Ok(h) => handles.push((e.file.clone(), shader, h)),
+            Ok(h) => handles.push((e.file.clone(), shader.clone(), h)),
             Err(why) => failures.push(format!("{label}: {why}\n{}", tgsi.text)),
         }
     }

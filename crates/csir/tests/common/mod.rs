@@ -24,6 +24,13 @@ fn parse(path: &Path) -> Option<(String, Vec<u8>)> {
     Some((String::from_utf8_lossy(&bytes).into_owned(), bytes))
 }
 
+/// `shader` after the CSIR optimiser, and its counters.
+pub fn optimized(shader: &Shader) -> (Shader, oxir_csir::opt::OptInfo) {
+    let mut s = shader.clone();
+    let info = oxir_csir::opt::optimize(&mut s, &Limits::default()).expect("optimizer");
+    (s, info)
+}
+
 impl Entry {
     /// `FILE:ENTRY`.
     pub fn label(&self) -> String {

@@ -170,6 +170,7 @@ fn report(path: &Path, text: &str, error: &Error) -> Failure {
         | Error::Unsupported { .. }
         | Error::BackendInternal(_)
         | Error::LlvmInternal(_)
+        | Error::CsirInternal(_)
         | Error::Disassembly(_) => {
             // Internal errors carry their location in the message already.
             match error.location() {
@@ -235,6 +236,9 @@ pub fn compile(args: CompileArgs) -> Result<(), Failure> {
             .map_err(|e| Failure::Usage(format!("cannot write {}: {e}", path.display()))),
         None if target == Target::Spirv => Err(Failure::Usage(
             "--target spirv writes a binary: give -o OUT.spv".into(),
+        )),
+        None if target == Target::Csi => Err(Failure::Usage(
+            "--target csi writes a binary: give -o OUT.csi".into(),
         )),
         None => {
             use std::io::Write;

@@ -21,6 +21,7 @@ fn every_entry_is_lowered_or_refused_with_a_location() {
                 let (optimized, info) = common::optimized(shader);
                 let v = oxir_csir::verify(&optimized, &oxir_csir::Limits::default()).unwrap();
                 let tgsi = oxir_csir::tgsi::emit(&v, None);
+                check_tgsi_shape(&label, &tgsi.text);
                 totals.0 += info.before;
                 totals.1 += info.after;
                 totals.2 += tgsi.instructions;
@@ -65,4 +66,82 @@ fn every_entry_is_lowered_or_refused_with_a_location() {
             "{name} refused"
         );
     }
+}
+
+/// The emitter's structural promises, checked on the text (virglrenderer checks the
+/// rest when it is installed): declarations and immediates before instructions,
+/// immediates numbered in order, four-letter source swizzles, no SUB / ABS, one END at
+/// the end.
+fn check_tgsi_shape(label: &str, text: &str) {
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.last(), Some(&"END"), "{label}");
+    assert_eq!(lines.iter().filter(|l| **l == "END").count(), 1, "{label}");
+    let first = lines.iter().position(|l| {
+        !(l.starts_with("DCL") || l.starts_with("IMM") || *l == "VERT" || *l == "FRAG")
+    });
+    let first = first.unwrap_or(lines.len());
+    for (k, l) in lines[..first]
+        .iter()
+        .filter(|l| l.starts_with("IMM"))
+        .enumerate()
+    {
+        assert!(l.starts_with(&format!("IMM[{k}] FLT32 {{")), "{label}: {l}");
+    }
+    for l in &lines[first..] {
+        assert!(
+            !l.starts_with("DCL") && !l.starts_with("IMM"),
+            "{label}: {l}"
+        );
+        let opcode = l.split_whitespace().next().unwrap_or("");
+        assert!(opcode != "SUB" && opcode != "ABS", "{label}: {l}");
+        // Source operands: every `].` after the first operand is followed by 4 letters.
+        let Some((_, sources)) = l.split_once(", ") else {
+            continue;
+        };
+        for part in sources.split("].").skip(1) {
+            let swizzle: String = part
+                .chars()
+                .take_while(|c| c.is_ascii_lowercase())
+                .collect();
+            assert_eq!(swizzle.len(), 4, "{label}: {l}");
+        }
+    }
+}
+
+/// Every accepted shader survives the CSI round trip exactly; load + verify time per
+/// blob is measured.
+#[test]
+fn accepted_shaders_round_trip_through_csi() {
+    let limits = oxir_csir::Limits::default();
+    let blobs: Vec<(String, Vec<u8>, oxir_csir::Shader)> = common::all_entries()
+        .into_iter()
+        .filter_map(|e| {
+            let label = e.label();
+            e.csir
+                .ok()
+                .map(|s| (label, oxir_csir::binary::write(&s), s))
+        })
+        .collect();
+    assert!(blobs.len() >= 40, "{}", blobs.len());
+    for (label, blob, shader) in &blobs {
+        let back =
+            oxir_csir::binary::read(blob, &limits).unwrap_or_else(|e| panic!("{label}: {e}"));
+        assert_eq!(&back.interface, &shader.interface, "{label}");
+        assert_eq!(&back.records, &shader.records, "{label}");
+        assert_eq!(&oxir_csir::binary::write(&back), blob, "{label}");
+    }
+    let rounds = 200;
+    let start = std::time::Instant::now();
+    for _ in 0..rounds {
+        for (_, blob, _) in &blobs {
+            std::hint::black_box(oxir_csir::binary::read(blob, &limits).is_ok());
+        }
+    }
+    let per = start.elapsed().as_secs_f64() * 1e6 / (rounds * blobs.len()) as f64;
+    let bytes: usize = blobs.iter().map(|b| b.1.len()).sum();
+    eprintln!(
+        "CSI load + verify: {per:.1} us per blob (mean over {} blobs x {rounds}, {} bytes on average)",
+        blobs.len(),
+        bytes / blobs.len()
+    );
 }

@@ -138,6 +138,9 @@ pub enum EngineArg {
     Vulkan,
     /// The LLVM back-end's host target on this machine's CPU.
     Llvm,
+    /// The CSIR interpreter: one vertex or fragment invocation (INPUT: a `.csi` file, or
+    /// a shader compiled through CSIR).
+    Csir,
 }
 
 /// Parses a `--bounds-checks` specification (clap reports a bad one as a usage error).

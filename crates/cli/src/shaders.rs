@@ -263,6 +263,23 @@ pub(crate) fn load(
     oxir_driver::load(loaded.input(), &options).map_err(|e| report(input, &loaded.text, &e))
 }
 
+/// Compiles INPUT for `target` with the default options and `entry`, reporting a
+/// rejection as `oxir compile` does.
+pub(crate) fn compile_artifact(
+    input: &Path,
+    entry: Option<String>,
+    stage: Option<StageArg>,
+    target: Target,
+) -> Result<oxir_driver::Artifact, Failure> {
+    let loaded = read_input(input, stage, entry.is_some())?;
+    let options = CompileOptions {
+        entry_point: entry,
+        ..CompileOptions::default()
+    };
+    oxir_driver::compile(loaded.input(), target, &options)
+        .map_err(|e| report(input, &loaded.text, &e))
+}
+
 /// `oxir reflect INPUT [--stage S]`: the interface as JSON on standard output.
 pub fn reflect(input: &Path, stage: Option<StageArg>) -> Result<(), Failure> {
     let kind = input_kind(input, stage)?;

@@ -89,3 +89,48 @@ fn csi_files_link_and_corruption_is_rejected() {
     assert_exit(&oxir(&["link", v, f]), 1, "hash mismatch");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// One vertex invocation: model = identity, view_projection = diag(2, 2, 2, 1),
+/// position (1, 0, 0), normal (0, 1, 0), light (0, 0, 1): clip (2, 0, 0, 1), normal
+/// (0, 1, 0), uv 0 * 0.5 + 0.25, shade 0 (worked out by hand from csir_scene.wgsl).
+#[test]
+fn run_one_vertex_invocation() {
+    let scene = path(SCENE);
+    let mut args = vec!["run", &scene, "--engine", "csir", "--entry", "vs_main"];
+    let slots = [
+        "0=1,0,0,0",
+        "1=0,1,0,0",
+        "2=0,0,1,0",
+        "3=0,0,0,1",
+        "4=2,0,0,0",
+        "5=0,2,0,0",
+        "6=0,0,2,0",
+        "7=0,0,0,1",
+        "8=0,0,1,0",
+    ];
+    for s in &slots {
+        args.extend(["--uniform-slot", s]);
+    }
+    args.extend(["--location", "0=1,0,0", "--location", "3=0,1,0"]);
+    let out = oxir(&args);
+    assert_eq!(out.status.code(), Some(0), "{}", common::stderr(&out));
+    let line = stdout(&out);
+    assert!(line.contains(r#""position":[2.0,0.0,0.0,1.0]"#), "{line}");
+    assert!(line.contains(r#""0":[0.0,1.0,0.0,0.0]"#), "{line}");
+    assert!(line.contains(r#""1":[0.25,0.25,0.0,0.0]"#), "{line}");
+    assert!(line.contains(r#""2":[0.0,0.0,0.0,0.0]"#), "{line}");
+    assert_exit(
+        &oxir(&[
+            "run",
+            &scene,
+            "--engine",
+            "csir",
+            "--entry",
+            "vs_main",
+            "--dispatch",
+            "1",
+        ]),
+        2,
+        "one invocation",
+    );
+}

@@ -112,3 +112,40 @@ pub fn link(vs: &Shader, fs: &Shader) -> Result<Link, LinkError> {
         .collect();
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::interface::{Interp, Slot};
+    use crate::verify::sample_vertex;
+
+    fn fragment_with(name: &str, lanes: u8, slot: u16) -> Shader {
+        let mut fs = sample_vertex();
+        fs.stage = Stage::Fragment;
+        fs.interface.attributes.clear();
+        fs.interface.varyings = vec![Slot {
+            name: name.into(),
+            ty: IfaceType::vector(lanes),
+            slot,
+            interp: Interp::Perspective,
+        }];
+        fs
+    }
+
+    #[test]
+    fn remaps_by_name_and_rejects_mismatches() {
+        let vs = sample_vertex(); // varying `color`, vec4, slot 1
+        let link = link(&vs, &fragment_with("color", 4, 6)).unwrap();
+        assert_eq!(link.remap(), BTreeMap::from([(6, 1)]));
+        assert!(link.unused_outputs.is_empty());
+        assert_eq!(
+            super::link(&vs, &fragment_with("colour", 4, 0)),
+            Err(LinkError::Missing("colour".into()))
+        );
+        assert!(matches!(
+            super::link(&vs, &fragment_with("color", 3, 0)),
+            Err(LinkError::Type { .. })
+        ));
+        assert_eq!(super::link(&vs, &vs), Err(LinkError::Stages));
+    }
+}

@@ -120,10 +120,6 @@ impl Default for Limits {
     }
 }
 
-/// The largest value any [`Limits`] field may take in a CSI file (so a blob's counts
-/// are bounded before anything is allocated).
-pub const MAX_LIMIT: u16 = 4096;
-
 /// A CSIR shader: records, immediates and interface.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Shader {

@@ -52,7 +52,10 @@ pub(super) fn allocate(
         }
         for &k in &starts_at[i] {
             let w = usize::from(widths[k].max(1));
-            let start = (0..=cap.saturating_sub(w))
+            if w > cap {
+                return Err("temporary");
+            }
+            let start = (0..=cap - w)
                 .find(|&s| busy[s..s + w].iter().all(|b| !b))
                 .ok_or("temporary")?;
             busy[start..start + w].fill(true);

@@ -292,3 +292,51 @@ pub fn run(shader: &Verified<'_>, inputs: &Inputs) -> Result<Outputs, ExecError>
     }
     Ok(m.out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::NONE;
+    use crate::verify::{rec, sample_vertex};
+    use crate::{verify, Limits};
+
+    /// The sample shader stores position from temporary 6 (the MVP product) when
+    /// `1.0 > 1.0` holds, else from the attribute: the ELSE arm runs. Nested arms inside
+    /// a skipped arm stay skipped; SEL treats NaN as false.
+    #[test]
+    fn arms_nesting_write_masks_and_sel() {
+        let mut shader = sample_vertex();
+        let inputs = Inputs {
+            attributes: BTreeMap::from([(3, [1.0, 2.0, 3.0, 4.0])]),
+            uniforms: vec![[0.0; 4]; 5],
+            ..Inputs::default()
+        };
+        let v = verify(&shader, &Limits::default()).unwrap();
+        let out = run(&v, &inputs).unwrap();
+        assert_eq!(out.position, Some([1.0, 2.0, 3.0, 4.0]));
+        // A nested IF in the skipped THEN arm must not run its body.
+        let mut inner = rec(Op::If, 0, NONE, 5, NONE);
+        inner.ncomp = 0;
+        shader.records.insert(6, inner);
+        shader
+            .records
+            .insert(7, rec(Op::StorePos, 4, NONE, 5, NONE));
+        shader
+            .records
+            .insert(8, rec(Op::EndIf, 0, NONE, NONE, NONE));
+        // After the IF: SEL of NaN picks c; a 2-lane MOV keeps lanes 2..3.
+        shader.records.push(rec(Op::Rcp, 1, 1, 7, NONE)); // 1 / 0 = inf
+        shader.records.push(rec(Op::Sub, 1, 1, 1, 1)); // inf - inf = NaN
+        let mut sel = rec(Op::Sel, 4, 2, 1, 5);
+        sel.c = 0;
+        shader.records.push(sel);
+        let mut var = rec(Op::StoreVar, 4, NONE, 2, NONE);
+        var.aux = 1;
+        shader.records.push(var);
+        let v = verify(&shader, &Limits::default()).unwrap();
+        let out = run(&v, &inputs).unwrap();
+        assert_eq!(out.position, Some([1.0, 2.0, 3.0, 4.0]));
+        // Temporary 7 holds CMP(1 > 1) = 0 in lane 0: RCP gives inf, SUB NaN, SEL c.
+        assert_eq!(out.varyings.get(&1), Some(&[0.0, 0.0, 0.0, 0.0]));
+    }
+}

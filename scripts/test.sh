@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs oxir's whole test suite. Installs the system tools the tests need, with apt-get and
 # only when they are missing: spirv-tools, and the Vulkan loader with Mesa's lavapipe
-# driver (libvulkan1, mesa-vulkan-drivers), and LLVM 22 (llc-22, opt-22, llvm-link-22).
+# driver (libvulkan1, mesa-vulkan-drivers), LLVM 22 (llc-22, opt-22, llvm-link-22), and
+# virglrenderer on EGL / llvmpipe (libvirglrenderer1, libegl-mesa0, libgl1-mesa-dri, libepoxy0).
 # NVIDIA's PTX assembler and libdevice come from the nvidia-cuda-nvcc-cu12 wheel, unpacked
 # into a cache folder outside the repository (never committed: NVIDIA's licence).
 set -euo pipefail
@@ -19,6 +20,11 @@ compgen -G "/usr/lib*/libvulkan.so.1" >/dev/null || compgen -G "/usr/lib/*/libvu
     || missing+=("libvulkan1")
 lvp_icd=$(compgen -G "/usr/share/vulkan/icd.d/lvp_icd.*.json" | head -n 1 || true)
 [ -n "$lvp_icd" ] || missing+=("mesa-vulkan-drivers")
+# virglrenderer with EGL on Mesa's llvmpipe: the CSIR TGSI oracle (crates/csir/tests/virgl.rs).
+for pair in "libvirglrenderer.so.1:libvirglrenderer1" "libEGL_mesa.so.0:libegl-mesa0" \
+    "dri/swrast_dri.so:libgl1-mesa-dri" "libepoxy.so.0:libepoxy0"; do
+    compgen -G "/usr/lib/*/${pair%%:*}" >/dev/null || missing+=("${pair##*:}")
+done
 if [ "${#missing[@]}" -gt 0 ]; then
     echo "scripts/test.sh: installing ${missing[*]}"
     sudo_cmd=""
@@ -58,6 +64,8 @@ fi
 export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-/tmp/xdg-runtime-$(id -u)}"
 mkdir -p -m 700 "$XDG_RUNTIME_DIR"
 export OXIR_REQUIRE_VULKAN=1
+# The CSIR virglrenderer test fails (rather than skips) when virglrenderer is unavailable.
+export OXIR_REQUIRE_VIRGL=1
 
 # The verifier runs after every pass in tests.
 export OXIR_VERIFY_EACH=1

@@ -17,6 +17,12 @@ pub enum TargetArg {
     LlvmNvptx,
     /// PTX assembly through llc-22 (compute kernels).
     Ptx,
+    /// The CSIR listing (one vertex or fragment entry point).
+    Csir,
+    /// TGSI text for VirGL (one vertex or fragment entry point, through CSIR).
+    Tgsi,
+    /// A CSI v2 binary (one vertex or fragment entry point).
+    Csi,
 }
 
 impl From<TargetArg> for oxir_driver::Target {
@@ -27,6 +33,9 @@ impl From<TargetArg> for oxir_driver::Target {
             TargetArg::SpirvAsm => oxir_driver::Target::SpirvAsm,
             TargetArg::LlvmNvptx => oxir_driver::Target::LlvmNvptx,
             TargetArg::Ptx => oxir_driver::Target::Ptx,
+            TargetArg::Csir => oxir_driver::Target::Csir,
+            TargetArg::Tgsi => oxir_driver::Target::Tgsi,
+            TargetArg::Csi => oxir_driver::Target::Csi,
         }
     }
 }
@@ -129,6 +138,9 @@ pub enum EngineArg {
     Vulkan,
     /// The LLVM back-end's host target on this machine's CPU.
     Llvm,
+    /// The CSIR interpreter: one vertex or fragment invocation (INPUT: a `.csi` file, or
+    /// a shader compiled through CSIR).
+    Csir,
 }
 
 /// Parses a `--bounds-checks` specification (clap reports a bad one as a usage error).

@@ -6,6 +6,7 @@
 //! A panic is always a bug.
 
 mod args;
+mod csir;
 mod diagnostics;
 mod files;
 mod json;
@@ -105,7 +106,15 @@ enum Command {
     /// Run a kernel with the reference interpreter (`--engine interp`, the default), on a
     /// Vulkan device (`--engine vulkan [--device NAME|INDEX]`, INPUT may also be any `.spv`)
     /// or on this CPU through LLVM (`--engine llvm`) and print its storage buffers as JSON lines (INPUT: anything `oxir compile` reads).
-    Run(run::RunArgs),
+    Run(Box<run::RunArgs>),
+    /// Link a vertex and a fragment shader compiled with `--target csi`: match the
+    /// fragment inputs to the vertex outputs by name and type and print the remap.
+    Link {
+        /// The vertex shader's `.csi` file.
+        vs: PathBuf,
+        /// The fragment shader's `.csi` file.
+        fs: PathBuf,
+    },
 }
 
 fn main() -> ExitCode {
@@ -245,7 +254,8 @@ fn run(cli: Cli) -> Result<(), Failure> {
         }
         Command::Compile(args) => shaders::compile(args),
         Command::Reflect { input, stage } => shaders::reflect(&input, stage),
-        Command::Run(args) => run::run(args),
+        Command::Run(args) => run::run(*args),
+        Command::Link { vs, fs } => csir::link(&vs, &fs),
     }
 }
 

@@ -54,9 +54,18 @@ use std::path::PathBuf;
 #[derive(clap::Args)]
 pub struct RunArgs {
     pub input: PathBuf,
-    /// Workgroup counts: X[,Y[,Z]].
+    /// Workgroup counts: X[,Y[,Z]] (required, except with `--engine csir`).
     #[arg(long, value_name = "X[,Y[,Z]]")]
-    pub dispatch: String,
+    pub dispatch: Option<String>,
+    /// `--engine csir`: the value of attribute (vertex) or varying (fragment) slot N.
+    #[arg(long = "location", value_name = "N=X,Y,Z,W")]
+    pub locations: Vec<String>,
+    /// `--engine csir`: the value of uniform vec4 slot N.
+    #[arg(long = "uniform-slot", value_name = "N=X,Y,Z,W")]
+    pub uniform_slots: Vec<String>,
+    /// `--engine csir`: gl_FragCoord.
+    #[arg(long, value_name = "X,Y,Z,W")]
+    pub frag_coord: Option<String>,
     /// The kernel to run (default: the only kernel).
     #[arg(long, value_name = "NAME")]
     pub entry: Option<String>,
@@ -234,7 +243,11 @@ pub(crate) fn parse_request(args: &RunArgs) -> Result<Request, Failure> {
         return Err(usage("--fast-math applies with -O"));
     }
     let mut groups = [1u32; 3];
-    let parts: Vec<&str> = args.dispatch.split(',').collect();
+    let dispatch = args
+        .dispatch
+        .as_deref()
+        .ok_or_else(|| usage("--dispatch X[,Y[,Z]] is required (except with --engine csir)"))?;
+    let parts: Vec<&str> = dispatch.split(',').collect();
     if parts.is_empty() || parts.len() > 3 {
         return Err(usage("--dispatch takes X[,Y[,Z]]"));
     }
@@ -465,6 +478,7 @@ pub fn run(args: RunArgs) -> Result<(), Failure> {
         }
         EngineArg::Vulkan => crate::run_vulkan::run(args),
         EngineArg::Llvm => crate::run_llvm::run(args),
+        EngineArg::Csir => crate::csir::run(args),
     }
 }
 

@@ -170,6 +170,7 @@ fn report(path: &Path, text: &str, error: &Error) -> Failure {
         | Error::Unsupported { .. }
         | Error::BackendInternal(_)
         | Error::LlvmInternal(_)
+        | Error::CsirInternal(_)
         | Error::Disassembly(_) => {
             // Internal errors carry their location in the message already.
             match error.location() {
@@ -236,6 +237,9 @@ pub fn compile(args: CompileArgs) -> Result<(), Failure> {
         None if target == Target::Spirv => Err(Failure::Usage(
             "--target spirv writes a binary: give -o OUT.spv".into(),
         )),
+        None if target == Target::Csi => Err(Failure::Usage(
+            "--target csi writes a binary: give -o OUT.csi".into(),
+        )),
         None => {
             use std::io::Write;
             let _ = std::io::stdout().write_all(&bytes);
@@ -257,6 +261,23 @@ pub(crate) fn load(
         ..CompileOptions::default()
     };
     oxir_driver::load(loaded.input(), &options).map_err(|e| report(input, &loaded.text, &e))
+}
+
+/// Compiles INPUT for `target` with the default options and `entry`, reporting a
+/// rejection as `oxir compile` does.
+pub(crate) fn compile_artifact(
+    input: &Path,
+    entry: Option<String>,
+    stage: Option<StageArg>,
+    target: Target,
+) -> Result<oxir_driver::Artifact, Failure> {
+    let loaded = read_input(input, stage, entry.is_some())?;
+    let options = CompileOptions {
+        entry_point: entry,
+        ..CompileOptions::default()
+    };
+    oxir_driver::compile(loaded.input(), target, &options)
+        .map_err(|e| report(input, &loaded.text, &e))
 }
 
 /// `oxir reflect INPUT [--stage S]`: the interface as JSON on standard output.

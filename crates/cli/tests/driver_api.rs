@@ -9,11 +9,14 @@ use common::{oxir, stderr};
 use oxir_driver::{CompileOptions, GlslStage, Input, OptLevel, Target, TargetEnv};
 
 /// The command-line spelling and the library value of each target.
-const TARGETS: [(&str, Target); 4] = [
+const TARGETS: [(&str, Target); 7] = [
     ("oxir", Target::Oxir),
     ("spirv", Target::Spirv),
     ("spirv-asm", Target::SpirvAsm),
     ("llvm-nvptx", Target::LlvmNvptx),
+    ("csir", Target::Csir),
+    ("tgsi", Target::Tgsi),
+    ("csi", Target::Csi),
 ];
 
 fn shaders() -> Vec<String> {
@@ -56,12 +59,13 @@ fn command(
     let out_arg = out.to_str().unwrap();
     let mut args = vec!["compile", file, "--target", target];
     args.extend_from_slice(extra);
-    if target == "spirv" {
+    let binary = matches!(target, "spirv" | "csi");
+    if binary {
         args.extend_from_slice(&["-o", out_arg]);
     }
     let output = oxir(&args);
     match output.status.code() {
-        Some(0) if target == "spirv" => Ok(std::fs::read(out).unwrap()),
+        Some(0) if binary => Ok(std::fs::read(out).unwrap()),
         Some(0) => Ok(output.stdout),
         _ => Err(stderr(&output)),
     }
@@ -106,6 +110,9 @@ fn the_library_gives_what_the_command_prints() {
                 ],
                 // PTX needs llc; its tests are the driver's and oxir-llvm's.
                 Target::LlvmNvptx | Target::Ptx => vec![(vec![], CompileOptions::default())],
+                Target::Csir | Target::Tgsi | Target::Csi => {
+                    vec![(vec![], CompileOptions::default())]
+                }
             };
             for (extra, options) in variants {
                 let _ = std::fs::remove_file(&out);

@@ -7,7 +7,7 @@
 //! | the request itself | [`Error::EntryFilterOnModule`], [`Error::NotAShader`] |
 //! | verifier | [`Error::Verification`] |
 //! | the target's pass pipeline | [`Error::PassRefused`] |
-//! | back-end | [`Error::Unsupported`], [`Error::BackendInternal`], [`Error::Disassembly`], [`Error::LlvmInternal`] |
+//! | back-end | [`Error::Unsupported`], [`Error::BackendInternal`], [`Error::Disassembly`], [`Error::LlvmInternal`], [`Error::CsirInternal`] |
 //! | LLVM tools and `--arch` | [`Error::Tool`], [`Error::BadArch`] |
 //! | the operating system | [`Error::Thread`] |
 //!
@@ -92,6 +92,10 @@ pub enum Error {
         /// What went wrong (the tool's own output when it ran).
         message: String,
     },
+    /// The CSIR lowering or optimiser failed on a module the pipeline prepared (a bug in
+    /// oxir), or the CSIR pipeline refused the module.
+    #[error(transparent)]
+    CsirInternal(oxir_csir::lower::LowerError),
     /// `--arch` / `OXIR_CUDA_ARCH` is not of the form `sm_NN` (optionally with a letter).
     #[error("`{0}` is not an NVIDIA GPU architecture (expected sm_NN, e.g. sm_80)")]
     BadArch(String),
@@ -117,6 +121,7 @@ impl Error {
             | Error::Thread(_)
             | Error::LlvmInternal(_)
             | Error::Tool { .. }
+            | Error::CsirInternal(_)
             | Error::BadArch(_) => None,
         }
     }
@@ -145,6 +150,7 @@ impl Error {
             | Error::Thread(_)
             | Error::LlvmInternal(_)
             | Error::Tool { .. }
+            | Error::CsirInternal(_)
             | Error::BadArch(_) => None,
         }
     }

@@ -45,7 +45,10 @@
 //!    is written, whatever the target environment cannot express) and writes the words
 //!    (with `OpName`s only under [`CompileOptions::debug_info`]). The LLVM targets: `oxir_llvm::write_module` likewise, then (for PTX) libdevice,
 //!    `opt` and `llc` (module `llvm`: how the tools are found, `OXIR_DUMP_LLVM`).
-//! 5. **Artifact**: oxir text, SPIR-V words or their disassembly, LLVM IR or PTX text.
+//! 5. **Artifact**: oxir text, SPIR-V words or their disassembly, LLVM IR or PTX text,
+//!    or for the CSIR targets (`oxir_csir`, one vertex or fragment entry point, through
+//!    `oxir_csir::lower::pipeline` at every level) the CSIR listing, TGSI text or a CSI
+//!    file.
 //!
 //! [`compile_host`] takes the same steps for one kernel and the LLVM back-end's host
 //! target (`oxir_llvm::TargetDesc::host()`), then `opt`, `llc -filetype=obj` and the C
@@ -71,6 +74,7 @@
 
 #![warn(missing_docs)]
 
+mod csir;
 mod error;
 mod input;
 mod llvm;
@@ -104,6 +108,12 @@ pub enum Target {
     LlvmNvptx,
     /// PTX assembly, through `llc` (see the `llvm` module for the tools it finds).
     Ptx,
+    /// The CSIR listing of one vertex or fragment entry point (`oxir_csir`).
+    Csir,
+    /// TGSI text for VirGL from CSIR.
+    Tgsi,
+    /// The CSI v2 binary of the CSIR shader.
+    Csi,
 }
 
 /// How hard to optimise (see [`target_pipeline`]).
@@ -168,6 +178,12 @@ pub enum Artifact {
     Llvm(String),
     /// PTX text ([`Target::Ptx`]).
     Ptx(String),
+    /// The CSIR listing ([`Target::Csir`]).
+    Csir(String),
+    /// TGSI text ([`Target::Tgsi`]).
+    Tgsi(String),
+    /// A CSI file's bytes ([`Target::Csi`]).
+    Csi(Vec<u8>),
 }
 
 impl Artifact {
@@ -178,8 +194,11 @@ impl Artifact {
             Artifact::Oxir(text)
             | Artifact::SpirvAsm(text)
             | Artifact::Llvm(text)
-            | Artifact::Ptx(text) => text.clone().into_bytes(),
+            | Artifact::Ptx(text)
+            | Artifact::Csir(text)
+            | Artifact::Tgsi(text) => text.clone().into_bytes(),
             Artifact::Spirv(words) => oxir_spirv::to_bytes(words),
+            Artifact::Csi(bytes) => bytes.clone(),
         }
     }
 
@@ -189,8 +208,10 @@ impl Artifact {
             Artifact::Oxir(text)
             | Artifact::SpirvAsm(text)
             | Artifact::Llvm(text)
-            | Artifact::Ptx(text) => Some(text),
-            Artifact::Spirv(_) => None,
+            | Artifact::Ptx(text)
+            | Artifact::Csir(text)
+            | Artifact::Tgsi(text) => Some(text),
+            Artifact::Spirv(_) | Artifact::Csi(_) => None,
         }
     }
 
@@ -198,9 +219,13 @@ impl Artifact {
     pub fn as_words(&self) -> Option<&[u32]> {
         match self {
             Artifact::Spirv(words) => Some(words),
-            Artifact::Oxir(_) | Artifact::SpirvAsm(_) | Artifact::Llvm(_) | Artifact::Ptx(_) => {
-                None
-            }
+            Artifact::Oxir(_)
+            | Artifact::SpirvAsm(_)
+            | Artifact::Llvm(_)
+            | Artifact::Ptx(_)
+            | Artifact::Csir(_)
+            | Artifact::Tgsi(_)
+            | Artifact::Csi(_) => None,
         }
     }
 }
@@ -244,6 +269,10 @@ fn compile_here(
         Target::Ptx => {
             let module = prepared(module, target, options)?;
             Ok(Artifact::Ptx(llvm::emit_ptx(module, options)?))
+        }
+        Target::Csir | Target::Tgsi | Target::Csi => {
+            let module = prepared(module, target, options)?;
+            csir::emit(&module, target, options)
         }
     }
 }
@@ -322,6 +351,10 @@ pub fn target_pipeline(
         (Target::LlvmNvptx | Target::Ptx, OptLevel::O0) => Some(oxir_llvm::pipeline_with(bounds)),
         (Target::LlvmNvptx | Target::Ptx, OptLevel::O1) => {
             Some(oxir_llvm::optimizing_pipeline_with(bounds, optimizer))
+        }
+        // CSIR relies on constant folding: its pipeline always runs the optimiser.
+        (Target::Csir | Target::Tgsi | Target::Csi, OptLevel::O0 | OptLevel::O1) => {
+            Some(oxir_csir::lower::pipeline())
         }
     }
 }

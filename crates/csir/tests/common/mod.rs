@@ -1,0 +1,99 @@
+//! Shared by the CSIR integration tests: every vertex and fragment entry point of the
+//! project's shaders (and of the corpus, when `OXIR_CORPUS_DIR` names it), lowered by
+//! the front-end alone and through the CSIR pipeline.
+
+#![allow(dead_code)]
+
+use oxir_csir::lower::{lower, pipeline, LowerError};
+use oxir_csir::{Limits, Shader};
+use oxir_naga::{GlslStage, LowerOptions, ShaderSource};
+use std::path::{Path, PathBuf};
+
+/// One vertex or fragment entry point.
+pub struct Entry {
+    pub file: PathBuf,
+    pub name: String,
+    /// The verified front-end module (the interpreter's input).
+    pub module: oxir_ir::Module,
+    /// The CSIR lowering of the pipeline's output.
+    pub csir: Result<Shader, LowerError>,
+}
+
+fn parse(path: &Path) -> Option<(String, Vec<u8>)> {
+    let bytes = std::fs::read(path).ok()?;
+    Some((String::from_utf8_lossy(&bytes).into_owned(), bytes))
+}
+
+/// `shader` after the CSIR optimiser, and its counters.
+pub fn optimized(shader: &Shader) -> (Shader, oxir_csir::opt::OptInfo) {
+    let mut s = shader.clone();
+    let info = oxir_csir::opt::optimize(&mut s, &Limits::default()).expect("optimizer");
+    (s, info)
+}
+
+impl Entry {
+    /// `FILE:ENTRY`.
+    pub fn label(&self) -> String {
+        let file = self
+            .file
+            .file_name()
+            .map(|f| f.to_string_lossy().into_owned());
+        format!("{}:{}", file.unwrap_or_default(), self.name)
+    }
+}
+
+/// Every vertex and fragment entry of `files` the front-end accepts.
+pub fn entries(files: &[PathBuf]) -> Vec<Entry> {
+    let mut out = Vec::new();
+    for path in files {
+        let Some((text, bytes)) = parse(path) else {
+            continue;
+        };
+        let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+        let source = match ext {
+            "wgsl" => ShaderSource::Wgsl(&text),
+            "spv" => ShaderSource::SpirV(&bytes),
+            other => match GlslStage::from_extension(other) {
+                Some(stage) => ShaderSource::Glsl(&text, stage),
+                None => continue,
+            },
+        };
+        let Ok(shader) = source.parse(&path.display().to_string()) else {
+            continue;
+        };
+        for ep in &shader.module.entry_points {
+            if !matches!(
+                ep.stage,
+                naga::ShaderStage::Vertex | naga::ShaderStage::Fragment
+            ) {
+                continue;
+            }
+            let options = LowerOptions {
+                entry_point: Some(ep.name.clone()),
+            };
+            let Ok(module) = oxir_naga::lower_with_options(&shader.module, &shader.info, &options)
+            else {
+                continue;
+            };
+            let mut prepared = module.clone();
+            let csir = match pipeline().run(&mut prepared).error {
+                Some(e) => Err(LowerError::Pipeline(e.to_string())),
+                None => lower(&prepared, &ep.name, &Limits::default()),
+            };
+            out.push(Entry {
+                file: path.clone(),
+                name: ep.name.clone(),
+                module,
+                csir,
+            });
+        }
+    }
+    out
+}
+
+/// The project's shaders, plus the corpus's when present (a visible message otherwise).
+pub fn all_entries() -> Vec<Entry> {
+    entries(&oxir_test_support::shader_files(&[
+        "wgsl", "vert", "frag", "spv",
+    ]))
+}

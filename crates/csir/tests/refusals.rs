@@ -1,0 +1,105 @@
+//! Refusals: each is located and names what CSIR cannot express, or the pool that
+//! overflowed, before anything is emitted.
+
+use oxir_csir::lower::{lower, pipeline, LowerError};
+use oxir_csir::Limits;
+
+/// Lowers entry `entry` of WGSL `text` under `limits`.
+fn lower_wgsl(text: &str, entry: &str, limits: &Limits) -> Result<oxir_csir::Shader, LowerError> {
+    let shader = oxir_naga::ShaderSource::Wgsl(text)
+        .parse("test.wgsl")
+        .expect("parses");
+    let mut module = oxir_naga::lower_with_options(
+        &shader.module,
+        &shader.info,
+        &oxir_naga::LowerOptions::default(),
+    )
+    .expect("lowers");
+    assert!(pipeline().run(&mut module).error.is_none());
+    lower(&module, entry, limits)
+}
+
+fn refused(text: &str, needle: &str) {
+    match lower_wgsl(text, "main", &Limits::default()) {
+        Err(LowerError::Unsupported { what, location }) => {
+            assert!(what.contains(needle), "`{what}` lacks `{needle}`");
+            assert_eq!(location.function.as_deref(), Some("main"));
+            assert!(location.block.is_some(), "{what}: no block");
+        }
+        other => panic!("{needle}: {other:?}"),
+    }
+}
+
+#[test]
+fn runtime_loops_integers_and_constant_zero_divisors() {
+    refused(
+        "@fragment fn main(@location(0) x: f32) -> @location(0) vec4<f32> {
+            var s = 0.0;
+            for (var i = 0.0; i < x; i += 1.0) { s += i; }
+            return vec4<f32>(s);
+        }",
+        "loops",
+    );
+    refused(
+        "@fragment fn main(@location(0) @interpolate(flat) k: i32) -> @location(0) vec4<f32> {
+            return vec4<f32>(f32(k * 3));
+        }",
+        "i32",
+    );
+    refused(
+        "@fragment fn main(@location(0) x: vec2<f32>) -> @location(0) vec4<f32> {
+            return vec4<f32>(x / vec2<f32>(1.0, 0.0), 0.0, 1.0);
+        }",
+        "division by a constant zero",
+    );
+    refused(
+        "@group(0) @binding(0) var t: texture_2d<f32>;
+        @fragment fn main(@location(0) x: vec2<f32>) -> @location(0) vec4<f32> {
+            return textureLoad(t, vec2<i32>(1, 2), 0);
+        }",
+        "texture",
+    );
+}
+
+#[test]
+fn pool_overflows_name_the_pool() {
+    let path = oxir_test_support::repo_root().join("tests/shaders/csir_scene.wgsl");
+    let text = std::fs::read_to_string(path).unwrap();
+    let cases = [
+        (
+            Limits {
+                instructions: 20,
+                ..Limits::default()
+            },
+            "instruction",
+        ),
+        (
+            Limits {
+                immediates: 2,
+                ..Limits::default()
+            },
+            "immediate",
+        ),
+        (
+            Limits {
+                temporaries: 6,
+                ..Limits::default()
+            },
+            "temporary",
+        ),
+        (
+            Limits {
+                uniform_slots: 4,
+                ..Limits::default()
+            },
+            "uniform slot",
+        ),
+    ];
+    for (limits, pool) in cases {
+        match lower_wgsl(&text, "vs_main", &limits) {
+            Err(LowerError::Pool { pool: p, .. }) => assert_eq!(p, pool),
+            other => panic!("{pool}: {other:?}"),
+        }
+    }
+    assert!(lower_wgsl(&text, "vs_main", &Limits::default()).is_ok());
+}

@@ -6,7 +6,7 @@
 //! local allocations) extended by control dependence ([`Control`]):
 //!
 //! - **Roots** are `dce`'s roots (stores, atomics, calls, barriers, texture writes,
-//!   `print`, `assert`, convergent instructions, annotated instructions), the function
+//!   `print`, `assert`, annotated instructions), the function
 //!   exits (`return`, `unreachable`, `discard`) and annotated terminators. `br`, `cond_br`
 //!   and `switch_br` are not roots, and a live terminator makes only its own operands live
 //!   (a condition, a selector), not its edge arguments.
@@ -55,8 +55,9 @@
 //! (`texture_sample_level`, `_grad`, `_compare`), `texture_load`, the texture queries and
 //! `load`s through `handle` pointers are `ResourceRead` / `MemoryRead` / pure in the op
 //! table, removable when unused, so `dce` already removes them unused and `adce` inherits
-//! that; implicit-LOD samples (`texture_sample`, `texture_sample_bias`) and derivatives
-//! are convergent and, like barriers, always live.
+//! that; so are unused implicit-LOD samples (`texture_sample`, `texture_sample_bias`) and
+//! derivatives (convergent, but removing an unused one changes no invocation's result),
+//! while barriers stay live by their effects.
 //!
 //! ## What it does not do
 //!
@@ -67,8 +68,7 @@
 //!   constants, or prove loops finite beyond the one counted shape above (no other step,
 //!   no trip-count arithmetic).
 //! - It keeps every instruction `dce` keeps (dead stores into memory that is also read,
-//!   calls without side effects) and does not remove convergent operations whose results
-//!   are unused.
+//!   calls without side effects, barriers).
 //!
 //! ## Example
 //!

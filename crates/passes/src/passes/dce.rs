@@ -21,10 +21,13 @@
 //!
 //! **Live instructions.** In a kept block, the roots are the terminator, every instruction
 //! whose effects are not [`oxir_ir::effects::MemoryEffects::is_removable_if_unused`]
-//! (stores, atomics, calls, barriers, texture writes, `print`, `assert`), every convergent
-//! instruction (derivatives, implicit-LOD texture samples: kept even when unused, to be
-//! conservative), and every instruction carrying semantic metadata
-//! (`Metadata::is_annotated`). Liveness flows from a live instruction to the definitions of
+//! (stores, atomics, calls, barriers, texture writes, `print`, `assert`) and every
+//! instruction carrying semantic metadata
+//! (`Metadata::is_annotated`). Convergent instructions without other effects
+//! (derivatives, implicit-LOD samples) are not roots: removing one whose result nothing
+//! uses removes it for every invocation alike, so no other invocation's result changes
+//! (moving or duplicating one is what convergence forbids, and `dce` does neither);
+//! barriers and `workgroup_uniform_load` stay by their effects. Liveness flows from a live instruction to the definitions of
 //! its operands and edge arguments. Unused arithmetic chains, loads, `clock`s, `access`es
 //! and allocas are dead unless something live reaches them.
 //!
@@ -80,7 +83,7 @@ use crate::pass_info;
 use crate::passes::adce::{Control, Need};
 use crate::util::definitions;
 use cranelift_entity::SecondaryMap;
-use oxir_ir::effects::{instruction_effects, is_convergent};
+use oxir_ir::effects::instruction_effects;
 use oxir_ir::TerminatorOp;
 use oxir_ir::{Block, Func, Function, Inst, Module, Opcode, Payload, Value, ValueDef};
 use smallvec::SmallVec;
@@ -331,7 +334,6 @@ impl<'a> Marker<'a> {
             return Control::is_root_terminator(op) || is_annotated(self.func, inst);
         }
         opcode.is_terminator()
-            || is_convergent(opcode)
             || !instruction_effects(self.module, self.func, inst).is_removable_if_unused()
             || is_annotated(self.func, inst)
     }

@@ -67,4 +67,5 @@ registry! {
     "cvp" => cvp::run_on_module,
     "reassociate" => reassociate::run_on_module,
     "div-rem-pairs" => div_rem_pairs::run_on_module,
+    "loop-unroll" => crate::passes::loop_unroll::run_on_module,
 }

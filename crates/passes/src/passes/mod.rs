@@ -31,6 +31,7 @@ pub mod inline;
 pub mod licm;
 pub mod local_load_elimination;
 pub mod local_store_forward;
+pub mod loop_unroll;
 pub mod mem2reg;
 pub mod phi_cleanup;
 pub mod private_to_function;

@@ -10,7 +10,7 @@ mod common;
 use common::*;
 use oxir_ir::random_modules::{generate_module, GenConfig, Rng};
 use oxir_ir::{Module, Opcode};
-use oxir_passes::passes::loop_unroll;
+use oxir_passes::passes::{self, loop_unroll};
 
 const LIMIT: u64 = 4_000_000;
 
@@ -19,6 +19,21 @@ const SEQUENCES: &[&[&str]] = &[
     &["loop-unroll"],
     &["loop-unroll", "sccp", "simplify-cfg", "phi-cleanup", "dce"],
     &["licm", "loop-unroll", "gvn", "dce"],
+    &["loop-rotation"],
+    &["loop-rotation", "licm", "simplify-cfg", "dce"],
+    &["indvar-simplify"],
+    &["indvar-simplify", "adce", "dce"],
+    &["loop-unswitch"],
+    &["loop-unswitch", "simplify-cfg", "dce", "loop-unroll"],
+    &[
+        "indvar-simplify",
+        "loop-unswitch",
+        "loop-unroll",
+        "loop-rotation",
+        "sccp",
+        "simplify-cfg",
+        "dce",
+    ],
 ];
 
 struct Gen {
@@ -50,6 +65,10 @@ impl Gen {
                     );
                 }
                 3 => self.line(depth, "if ((acc & 1u) == 0u) { acc = acc ^ 0x55u; }"),
+                5 if loop_var.is_some() => self.line(
+                    depth,
+                    "if (flag) { acc = acc + 5u; } else { acc = acc ^ 3u; }",
+                ),
                 4 if uniform && loop_var.is_some() => {
                     self.line(depth, "tile[lid] = acc;");
                     self.line(depth, "workgroupBarrier();");
@@ -58,7 +77,7 @@ impl Gen {
                 }
                 _ => {
                     let v = var.unwrap_or_else(|| "7u".into());
-                    self.line(depth, &format!("acc = acc * 3u + {v};"));
+                    self.line(depth, &format!("acc = acc * 3u + {v} * 4u;"));
                 }
             }
         }
@@ -67,6 +86,9 @@ impl Gen {
     fn for_loop(&mut self, depth: usize, uniform: bool) {
         self.loops += 1;
         let name = format!("i{}", self.loops);
+        // A dynamic bound is not the same for every invocation; a `break` the body may
+        // take is decided per invocation too, so its siblings get no barrier either
+        // (`body_uniform` below).
         let dynamic = self.rng.chance(30);
         let bound = if dynamic {
             let load = format!(
@@ -81,6 +103,21 @@ impl Gen {
         let step = ["1u", "1u", "2u"][self.rng.below(3)];
         let start = ["0u", "0u", "1u"][self.rng.below(3)];
         let down = self.rng.chance(25);
+        let body_uniform = uniform && !dynamic && self.rng.chance(60);
+        if !down && self.rng.chance(30) {
+            // A `loop` whose counter lives on after it.
+            self.line(depth, &format!("var {name}: u32 = {start};"));
+            self.line(depth, "loop {");
+            self.line(depth + 1, &format!("if ({name} >= {bound}) {{ break; }}"));
+            self.stmts(depth + 1, body_uniform, Some(&name));
+            self.line(
+                depth + 1,
+                &format!("continuing {{ {name} = {name} + {step}; }}"),
+            );
+            self.line(depth, "}");
+            self.line(depth, &format!("acc = acc + {name} * 5u;"));
+            return;
+        }
         if down {
             self.line(
                 depth,
@@ -92,9 +129,6 @@ impl Gen {
                 &format!("for (var {name}: u32 = {start}; {name} < {bound}; {name} = {name} + {step}) {{"),
             );
         }
-        // A dynamic bound is not the same for every invocation; a `break` the body may
-        // take is decided per invocation too, so its siblings get no barrier either.
-        let body_uniform = uniform && !dynamic && self.rng.chance(60);
         self.stmts(depth + 1, body_uniform, Some(&name));
         self.line(depth, "}");
     }
@@ -114,6 +148,7 @@ var<workgroup> tile: array<u32, 4>;
 @compute @workgroup_size(4)
 fn main(@builtin(local_invocation_index) lid: u32, @builtin(global_invocation_id) gid: vec3<u32>) {{
     var acc: u32 = buf[gid.x];
+    let flag = (buf[(gid.x + 7u) % 64u] & 1u) == 1u;
 {}    buf[gid.x + 64u] = acc;
 }}
 ",
@@ -146,6 +181,7 @@ fn check(
 fn random_loop_kernels_run_the_same_after_the_loop_passes() {
     let mut failures = Vec::new();
     let (mut ran, mut full, mut partial, mut barrier_copies) = (0, 0, 0, 0);
+    let (mut rotated, mut unswitched, mut indvars) = (0, 0, 0);
     for seed in 0..60u64 {
         let source = loop_kernel(seed);
         let module = normalized(&compile_wgsl(&source));
@@ -159,7 +195,21 @@ fn random_loop_kernels_run_the_same_after_the_loop_passes() {
         full += info.fully_unrolled_loop_count;
         partial += info.partially_unrolled_loop_count;
         barrier_copies += barriers(&probe).saturating_sub(barriers(&module));
+        let mut probe = module.clone();
+        rotated += passes::loop_rotation::run_on_module(&mut probe).rotated_loop_count;
+        let mut probe = module.clone();
+        unswitched += passes::loop_unswitch::run_on_module(&mut probe).unswitched_loop_count;
+        let mut probe = module.clone();
+        let info = passes::indvar_simplify::run_on_module(&mut probe);
+        indvars += info.replaced_exit_value_count + info.strength_reduced_count;
     }
+    eprintln!(
+        "rotated {rotated}, unswitched {unswitched}, induction variables simplified {indvars}"
+    );
+    assert!(
+        rotated > 10 && unswitched > 3 && indvars > 3,
+        "rotated {rotated}, unswitched {unswitched}, indvars {indvars}"
+    );
     eprintln!("{ran} loop kernels ran; {full} loops unrolled fully, {partial} partially; {barrier_copies} barriers copied");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     assert!(ran >= 40, "only {ran} of 60 kernels ran");

@@ -13,7 +13,7 @@ use cranelift_entity::SecondaryMap;
 use oxir_ir::effects::is_convergent;
 use oxir_ir::instructions::{BlockCall, InstData, Payload};
 use oxir_ir::ops::EffectClass;
-use oxir_ir::{Block, Function, Inst, Opcode, Value, ValueDef};
+use oxir_ir::{Block, Function, Inst, Opcode, Type, Value, ValueDef};
 
 /// The copies [`clone_blocks`] made: block and value maps from originals to copies.
 pub struct Copies {
@@ -191,13 +191,15 @@ pub fn defined_in(f: &Function, loops: &LoopInfo, lp: Loop, v: Value) -> bool {
     }
 }
 
-/// The values of `lp` read by instructions (operands or edge arguments) of blocks outside
-/// it, each once, in layout order of first use.
+/// The values of `lp` read by instructions (operands or edge arguments) of reachable
+/// blocks outside it, each once, in layout order of first use. (Uses in unreachable
+/// blocks do not count: a pass that deletes the loop's blocks deletes the unreachable
+/// blocks left naming them, [`delete_blocks`].)
 pub fn escaping_values(f: &Function, loops: &LoopInfo, lp: Loop) -> Vec<Value> {
     let mut seen: SecondaryMap<Value, bool> = SecondaryMap::new();
     let mut out = Vec::new();
     for b in f.layout.blocks() {
-        if loops.contains(lp, b) {
+        if loops.contains(lp, b) || !loops.cfg().is_reachable(b) {
             continue;
         }
         for inst in f.layout.block_insts(b) {
@@ -216,7 +218,7 @@ pub fn escaping_values(f: &Function, loops: &LoopInfo, lp: Loop) -> Vec<Value> {
 /// Closes the loop `lp` at its only exit edge `exiting → target`: a new block `J`
 /// between them takes the edge's arguments and every value of `escaping` as parameters,
 /// jumps on to `target` with the former arguments, and every use of an escaping value
-/// outside the loop reads `J`'s parameter instead. Returns `J`. The caller has checked
+/// in a reachable block outside the loop reads `J`'s parameter instead. Returns `J`. The caller has checked
 /// that the loop has exactly this one exit edge (so `J` dominates every outside use).
 pub fn close_exit(
     f: &mut Function,
@@ -252,7 +254,7 @@ pub fn close_exit(
     let outside: Vec<Block> = f
         .layout
         .blocks()
-        .filter(|&b| b != join && !loops.contains(lp, b))
+        .filter(|&b| b != join && !loops.contains(lp, b) && loops.cfg().is_reachable(b))
         .collect();
     for b in outside {
         for inst in f.layout.block_insts(b).collect::<Vec<_>>() {
@@ -266,4 +268,84 @@ pub fn close_exit(
     }
     replace_terminator_with_jump(f, join, BlockCall::with_args(target, &forwarded));
     join
+}
+
+/// Creates `op args` with a result of type `ty` before `at` and returns the result.
+pub fn insert_before(f: &mut Function, at: Inst, op: Opcode, args: &[Value], ty: Type) -> Value {
+    let inst = f.dfg.make_inst(InstData::new(op, args));
+    let r = f.dfg.make_result(inst, ty);
+    f.layout.insert_inst_before(inst, at);
+    r
+}
+
+/// Deletes `blocks`, then every block unreachable from the entry that still names a
+/// block no longer in the layout or reads a value defined there (repeatedly: deleting
+/// one may strand another). Unreachable blocks never run, so this changes no behaviour;
+/// it keeps the module valid when a loop had unreachable blocks branching into it.
+pub fn delete_blocks(f: &mut Function, blocks: &[Block]) {
+    for &b in blocks {
+        delete_block(f, b);
+    }
+    loop {
+        let cfg = crate::analysis::cfg::Cfg::new(f);
+        let stranded: Vec<Block> = f
+            .layout
+            .blocks()
+            .filter(|&b| !cfg.is_reachable(b) && names_missing(f, b))
+            .collect();
+        if stranded.is_empty() {
+            return;
+        }
+        for b in stranded {
+            delete_block(f, b);
+        }
+    }
+}
+
+/// Whether an instruction of `b` branches to a block outside the layout or reads a value
+/// whose definition is not placed.
+fn names_missing(f: &Function, b: Block) -> bool {
+    f.layout.block_insts(b).any(|inst| {
+        let data = f.dfg.inst(inst);
+        let bad_edge = data
+            .payload
+            .edges()
+            .iter()
+            .any(|e| !f.layout.is_block_inserted(e.block));
+        bad_edge
+            || data.all_values().any(|v| {
+                let v = f.dfg.resolve(v);
+                !f.dfg.value_is_valid(v)
+                    || match f.dfg.value_def(v) {
+                        ValueDef::Result(i) => f.layout.inst_block(i).is_none(),
+                        ValueDef::Param(pb, _) => !f.layout.is_block_inserted(pb),
+                        ValueDef::Const(_) | ValueDef::Global(_) => false,
+                        ValueDef::Alias(_) | ValueDef::Detached => true,
+                    }
+            })
+    })
+}
+
+/// Whether a plain-CFG pass may work on a function.
+pub enum Eligibility {
+    /// A definition without structured control flow.
+    Plain,
+    /// A definition with structured control flow: left alone and counted.
+    Structured,
+    /// No such function, or no body.
+    NoBody,
+}
+
+/// The [`Eligibility`] of `func` in `module`.
+pub fn eligibility(module: &oxir_ir::Module, func: oxir_ir::Func) -> Eligibility {
+    match module.functions.get(func) {
+        Some(f) if f.is_definition() && f.entry_block().is_some() => {
+            if crate::util::contains_structured_control_flow(f) {
+                Eligibility::Structured
+            } else {
+                Eligibility::Plain
+            }
+        }
+        Some(_) | None => Eligibility::NoBody,
+    }
 }

@@ -75,12 +75,13 @@ use crate::analysis::loops::{Loop, LoopInfo};
 use crate::analysis::scev::{range_of, step_of, ExitTest, ScalarEvolution, Scev, StayPredicate};
 use crate::analysis::uniformity::Uniformity;
 use crate::loop_transform::{
-    clone_blocks, close_exit, delete_block, entering_edge, escaping_values, has_call,
-    has_convergent, loop_size, replace_terminator_with_jump, retarget, Copies,
+    clone_blocks, close_exit, delete_blocks, eligibility, entering_edge, escaping_values, has_call,
+    has_convergent, insert_before, loop_size, replace_terminator_with_jump, retarget, Copies,
+    Eligibility,
 };
 use crate::pass_info;
-use crate::util::{contains_structured_control_flow, definitions};
-use oxir_ir::instructions::{BlockCall, InstData, Payload};
+use crate::util::definitions;
+use oxir_ir::instructions::{BlockCall, Payload};
 use oxir_ir::{Block, Func, Function, Module, Opcode, Scalar, Value};
 
 pass_info! {
@@ -123,15 +124,13 @@ pub fn run_on_module(module: &mut Module) -> LoopUnrollInfo {
 /// Runs `loop-unroll` on one function.
 pub fn run_on_function(module: &mut Module, func: Func) -> LoopUnrollInfo {
     let mut info = LoopUnrollInfo::default();
-    let Some(f) = module.functions.get(func) else {
-        return info;
-    };
-    if !f.is_definition() || f.entry_block().is_none() {
-        return info;
-    }
-    if contains_structured_control_flow(f) {
-        info.structured_cfg_error_count = 1;
-        return info;
+    match eligibility(module, func) {
+        Eligibility::Plain => {}
+        Eligibility::Structured => {
+            info.structured_cfg_error_count = 1;
+            return info;
+        }
+        Eligibility::NoBody => return info,
     }
     loop {
         let mut skips = LoopUnrollInfo::default();
@@ -402,11 +401,13 @@ fn full_unroll(f: &mut Function, plan: &FullPlan) -> u64 {
     }
     retarget(f, s.preheader, s.header, first_header);
     replace_terminator_with_jump(f, s.header, s.exit.clone());
-    for &b in &s.blocks {
-        if b != s.header {
-            delete_block(f, b);
-        }
-    }
+    let body: Vec<Block> = s
+        .blocks
+        .iter()
+        .copied()
+        .filter(|&b| b != s.header)
+        .collect();
+    delete_blocks(f, &body);
     cloned
 }
 
@@ -509,22 +510,6 @@ fn partial_unroll(module: &mut Module, func: Func, plan: &PartialPlan) -> u64 {
         }
     }
     retarget(f, s.preheader, s.header, first);
-    for &b in &s.blocks {
-        delete_block(f, b);
-    }
+    delete_blocks(f, &s.blocks);
     cloned
-}
-
-/// Creates `op args` (with a result of type `ty`) before `at` and returns the result.
-fn insert_before(
-    f: &mut Function,
-    at: oxir_ir::Inst,
-    op: Opcode,
-    args: &[Value],
-    ty: oxir_ir::Type,
-) -> Value {
-    let inst = f.dfg.make_inst(InstData::new(op, args));
-    let r = f.dfg.make_result(inst, ty);
-    f.layout.insert_inst_before(inst, at);
-    r
 }

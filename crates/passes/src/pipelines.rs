@@ -38,13 +38,14 @@ fn add(pipeline: &mut PassPipeline, name: &str) {
 }
 
 /// The names of the pipelines `by_name` knows.
-pub const PIPELINE_NAMES: [&str; 6] = [
+pub const PIPELINE_NAMES: [&str; 7] = [
     "normalize",
     "structurize",
     "basic-optimization",
     "post-inline-cleanup",
     "ssa-optimization",
     "post-restructure-cleanup",
+    "loop-optimization",
 ];
 
 /// What the optimiser may assume beyond the IR's semantics.
@@ -159,6 +160,7 @@ pub fn by_name(name: &str) -> Option<PassPipeline> {
         "post-inline-cleanup" => Some(group(POST_INLINE_CLEANUP, Optimizer::default())),
         "ssa-optimization" => Some(ssa_optimization()),
         "post-restructure-cleanup" => Some(post_restructure_cleanup()),
+        "loop-optimization" => Some(loop_optimization()),
         _ => None,
     }
 }
@@ -265,5 +267,34 @@ pub fn post_restructure_cleanup_with(optimizer: Optimizer) -> PassPipeline {
         group(POST_RESTRUCTURE_ROUND, optimizer),
         SSA_ROUND_LIMIT,
     );
+    p
+}
+
+/// `loop-optimization`, after `ssa-optimization` on plain SSA: [`LOOP_PASSES`] once each,
+/// then the [`SSA_ROUND`] to a fixed point to fold what they expose (constant induction
+/// values of unrolled copies, folded branches, merged chains), `dce` and
+/// `verify(reachable blocks)`. The loop passes run once, not in the round: unrolling and
+/// unswitching copy code, and the round must converge.
+pub fn loop_optimization() -> PassPipeline {
+    loop_optimization_with(Optimizer::default())
+}
+
+/// The loop passes of `loop-optimization`, in order: `indvar-simplify` (exit values
+/// first, so loops whose results became constants can go), `loop-unswitch` (copies
+/// without the invariant branch, which `loop-unroll` may then unroll), `loop-unroll`.
+/// `loop-rotation` is registered but not here: rotated loops have their test at the
+/// bottom, which `loop-unroll` does not handle.
+pub const LOOP_PASSES: &[&str] = &["indvar-simplify", "loop-unswitch", "loop-unroll"];
+
+/// [`loop_optimization`] with `optimizer`'s assumptions.
+pub fn loop_optimization_with(optimizer: Optimizer) -> PassPipeline {
+    let mut p = group(LOOP_PASSES, optimizer);
+    p.add_fixed_point("ssa-round", group(SSA_ROUND, optimizer), SSA_ROUND_LIMIT);
+    add(&mut p, "dce");
+    let reachable = VerifierOptions {
+        require_reachable_blocks: true,
+        ..VerifierOptions::default()
+    };
+    p.add_verify("verify-loop-optimized", reachable);
     p
 }

@@ -96,7 +96,11 @@ fn main() {
     if let Ok(entries) = std::fs::read_dir(&benches) {
         let mut extra: Vec<_> = entries.flatten().map(|e| e.path()).collect();
         extra.sort();
-        files.extend(extra.into_iter().filter(|p| p.extension().is_some_and(|e| e == "wgsl")));
+        files.extend(
+            extra
+                .into_iter()
+                .filter(|p| p.extension().is_some_and(|e| e == "wgsl")),
+        );
     }
     let base = o1();
     let pipelines: Vec<PassPipeline> = variants.iter().map(|(_, extra)| variant(extra)).collect();
@@ -118,9 +122,14 @@ fn main() {
             continue;
         }
         let (b_insts, b_words) = (common::executed(&module, &base), words(&module, &base));
-        let short = path.file_name().map_or(name.clone(), |n| n.to_string_lossy().to_string());
+        let short = path
+            .file_name()
+            .map_or(name.clone(), |n| n.to_string_lossy().to_string());
         for (i, pipeline) in pipelines.iter().enumerate() {
-            let (a_insts, a_words) = (common::executed(&module, pipeline), words(&module, pipeline));
+            let (a_insts, a_words) = (
+                common::executed(&module, pipeline),
+                words(&module, pipeline),
+            );
             if let (Some(a), Some(b)) = (a_insts, b_insts) {
                 insts[i].add(a, b);
                 if each && i == 0 {
@@ -138,7 +147,13 @@ fn main() {
         }
     }
     for (i, (what, _)) in variants.iter().enumerate() {
-        println!("{}", insts[i].line(&format!("executed instructions, -O + {what} / -O")));
-        println!("{}", size[i].line(&format!("SPIR-V words, -O + {what} / -O")));
+        println!(
+            "{}",
+            insts[i].line(&format!("executed instructions, -O + {what} / -O"))
+        );
+        println!(
+            "{}",
+            size[i].line(&format!("SPIR-V words, -O + {what} / -O"))
+        );
     }
 }

@@ -57,12 +57,26 @@ fn loop_benches_run_the_same_after_loop_optimization() {
         assert!(run.error.is_none(), "{}: {:?}", path.display(), run.error);
         let mut o3 = o1.clone();
         let run = pipelines::loop_optimization().run(&mut o3);
-        assert!(run.error.is_none() && run.succeeded(), "{}: {:?}", path.display(), run.error);
+        assert!(
+            run.error.is_none() && run.succeeded(),
+            "{}: {:?}",
+            path.display(),
+            run.error
+        );
         let print = |m: &Module| oxir_ir::printer::print_module(m, oxir_ir::printer::View::Flat);
         if print(&o1) != print(&o3) {
             changed += 1;
         }
-        assert_eq!(run_all(&o1, &[1, 2, 3]), run_all(&o3, &[1, 2, 3]), "{}", path.display());
+        assert_eq!(
+            run_all(&o1, &[1, 2, 3]),
+            run_all(&o3, &[1, 2, 3]),
+            "{}",
+            path.display()
+        );
     }
-    assert!(changed * 2 > files.len(), "loop-optimization changed {changed} of {}", files.len());
+    assert!(
+        changed * 2 > files.len(),
+        "loop-optimization changed {changed} of {}",
+        files.len()
+    );
 }

@@ -281,10 +281,18 @@ pub fn loop_optimization() -> PassPipeline {
 
 /// The loop passes of `loop-optimization`, in order: `indvar-simplify` (exit values
 /// first, so loops whose results became constants can go), `loop-unswitch` (copies
-/// without the invariant branch, which `loop-unroll` may then unroll), `loop-unroll`.
-/// `loop-rotation` is registered but not here: rotated loops have their test at the
-/// bottom, which `loop-unroll` does not handle.
-pub const LOOP_PASSES: &[&str] = &["indvar-simplify", "loop-unswitch", "loop-unroll"];
+/// without the invariant branch, which `loop-unroll` may then unroll), `loop-unroll`,
+/// then `loop-rotation` of the loops left (after unrolling: `loop-unroll` needs the test
+/// in the header). Measured with the `loop_effect` example over the project's shaders,
+/// `benches/loops` and the corpus (51 kernels): executed instructions 0.915x (geomean;
+/// total 0.948x) of `-O`'s, SPIR-V words 1.163x (total 1.240x); without rotation 0.938x
+/// / 0.990x executed, 1.131x / 1.201x words.
+pub const LOOP_PASSES: &[&str] = &[
+    "indvar-simplify",
+    "loop-unswitch",
+    "loop-unroll",
+    "loop-rotation",
+];
 
 /// [`loop_optimization`] with `optimizer`'s assumptions.
 pub fn loop_optimization_with(optimizer: Optimizer) -> PassPipeline {

@@ -84,12 +84,13 @@ impl Ratios {
 
 fn main() {
     let each = std::env::args().any(|a| a == "--each");
-    let variants: [(&str, &[&str]); 5] = [
+    let variants: [(&str, &[&str]); 6] = [
         ("loop-optimization", &["loop-optimization"]),
         ("loop-unroll", &["loop-unroll"]),
         ("loop-unswitch", &["loop-unswitch"]),
         ("indvar-simplify", &["indvar-simplify"]),
         ("loop-rotation", &["loop-rotation"]),
+        ("loop-fusion", &["loop-fusion"]),
     ];
     let mut files = shader_files();
     let benches = oxir_test_support::repo_root().join("benches/loops");

@@ -24,6 +24,8 @@ const SEQUENCES: &[&[&str]] = &[
     &["indvar-simplify"],
     &["indvar-simplify", "adce", "dce"],
     &["loop-unswitch"],
+    &["loop-fusion"],
+    &["loop-fusion", "loop-unroll", "sccp", "dce"],
     &["loop-unswitch", "simplify-cfg", "dce", "loop-unroll"],
     &[
         "indvar-simplify",
@@ -57,6 +59,7 @@ impl Gen {
             let var = loop_var.map(str::to_string);
             match self.rng.below(6) {
                 0 | 1 if depth < 3 => self.for_loop(depth, uniform),
+                2 if depth == 0 => self.fusable_pair(),
                 2 if loop_var.is_some() => {
                     let v = var.unwrap_or_default();
                     self.line(
@@ -81,6 +84,29 @@ impl Gen {
                 }
             }
         }
+    }
+
+    /// Two loops with the same trip count writing different local arrays: fusable.
+    fn fusable_pair(&mut self) {
+        self.loops += 1;
+        let (a, b, n) = (
+            format!("fa{}", self.loops),
+            format!("fb{}", self.loops),
+            2 + self.rng.below(5),
+        );
+        self.line(
+            0,
+            &format!(
+                "for (var {a}: u32 = 0u; {a} < {n}u; {a} = {a} + 1u) {{ pa[{a}] = gid.x + {a}; }}"
+            ),
+        );
+        self.line(
+            0,
+            &format!(
+                "for (var {b}: u32 = 0u; {b} < {n}u; {b} = {b} + 1u) {{ pb[{b}] = acc * {b}; }}"
+            ),
+        );
+        self.line(0, "acc = acc + pa[acc % 8u] + pb[(acc + 1u) % 8u];");
     }
 
     fn for_loop(&mut self, depth: usize, uniform: bool) {
@@ -149,6 +175,8 @@ var<workgroup> tile: array<u32, 4>;
 fn main(@builtin(local_invocation_index) lid: u32, @builtin(global_invocation_id) gid: vec3<u32>) {{
     var acc: u32 = buf[gid.x];
     let flag = (buf[(gid.x + 7u) % 64u] & 1u) == 1u;
+    var pa: array<u32, 8>;
+    var pb: array<u32, 8>;
 {}    buf[gid.x + 64u] = acc;
 }}
 ",
@@ -181,7 +209,7 @@ fn check(
 fn random_loop_kernels_run_the_same_after_the_loop_passes() {
     let mut failures = Vec::new();
     let (mut ran, mut full, mut partial, mut barrier_copies) = (0, 0, 0, 0);
-    let (mut rotated, mut unswitched, mut indvars) = (0, 0, 0);
+    let (mut rotated, mut unswitched, mut indvars, mut fused) = (0, 0, 0, 0);
     for seed in 0..60u64 {
         let source = loop_kernel(seed);
         let module = normalized(&compile_wgsl(&source));
@@ -202,7 +230,11 @@ fn random_loop_kernels_run_the_same_after_the_loop_passes() {
         let mut probe = module.clone();
         let info = passes::indvar_simplify::run_on_module(&mut probe);
         indvars += info.replaced_exit_value_count + info.strength_reduced_count;
+        let mut probe = module.clone();
+        fused += passes::loop_fusion::run_on_module(&mut probe).fused_loop_count;
     }
+    eprintln!("fused {fused}");
+    assert!(fused > 3, "fused {fused}");
     eprintln!(
         "rotated {rotated}, unswitched {unswitched}, induction variables simplified {indvars}"
     );

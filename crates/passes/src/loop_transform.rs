@@ -349,3 +349,20 @@ pub fn eligibility(module: &oxir_ir::Module, func: oxir_ir::Func) -> Eligibility
         Some(_) | None => Eligibility::NoBody,
     }
 }
+
+/// Returns `$info` from the enclosing pass entry point unless `$func` is a plain-CFG
+/// definition ([`eligibility`]); a structured one is counted in
+/// `structured_cfg_error_count`.
+macro_rules! require_plain_cfg {
+    ($module:expr, $func:expr, $info:ident) => {
+        match $crate::loop_transform::eligibility($module, $func) {
+            $crate::loop_transform::Eligibility::Plain => {}
+            $crate::loop_transform::Eligibility::Structured => {
+                $info.structured_cfg_error_count = 1;
+                return $info;
+            }
+            $crate::loop_transform::Eligibility::NoBody => return $info,
+        }
+    };
+}
+pub(crate) use require_plain_cfg;

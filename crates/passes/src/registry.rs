@@ -71,4 +71,5 @@ registry! {
     "loop-rotation" => crate::passes::loop_rotation::run_on_module,
     "indvar-simplify" => crate::passes::indvar_simplify::run_on_module,
     "loop-unswitch" => crate::passes::loop_unswitch::run_on_module,
+    "loop-fusion" => crate::passes::loop_fusion::run_on_module,
 }

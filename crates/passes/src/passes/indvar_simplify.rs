@@ -33,9 +33,8 @@
 
 use crate::analysis::loops::{Loop, LoopInfo};
 use crate::analysis::scev::{ScalarEvolution, Scev};
-use crate::loop_transform::{
-    eligibility, entering_edge, escaping_values, insert_before, Eligibility,
-};
+use crate::loop_transform::require_plain_cfg;
+use crate::loop_transform::{entering_edge, escaping_values, insert_before};
 use crate::pass_info;
 use crate::util::definitions;
 use oxir_ir::constants::canonical_scalar_bits;
@@ -67,14 +66,7 @@ pub fn run_on_module(module: &mut Module) -> IndvarSimplifyInfo {
 /// Runs `indvar-simplify` on one function.
 pub fn run_on_function(module: &mut Module, func: Func) -> IndvarSimplifyInfo {
     let mut info = IndvarSimplifyInfo::default();
-    match eligibility(module, func) {
-        Eligibility::Plain => {}
-        Eligibility::Structured => {
-            info.structured_cfg_error_count = 1;
-            return info;
-        }
-        Eligibility::NoBody => return info,
-    }
+    require_plain_cfg!(module, func, info);
     for (blocks, v, scalar, bits) in exit_values(module, &module.functions[func]) {
         let c = module.const_scalar(scalar, bits);
         let ty = module.types.scalar(scalar);

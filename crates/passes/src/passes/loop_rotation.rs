@@ -31,9 +31,9 @@
 //! - It does not merge `G` into the preheader or `T` into the latch (`simplify-cfg` does).
 
 use crate::analysis::loops::{Loop, LoopInfo};
+use crate::loop_transform::require_plain_cfg;
 use crate::loop_transform::{
-    clone_blocks, close_exit, delete_blocks, eligibility, entering_edge, escaping_values, retarget,
-    Eligibility,
+    clone_blocks, close_exit, delete_blocks, entering_edge, escaping_values, retarget,
 };
 use crate::pass_info;
 use crate::util::definitions;
@@ -70,14 +70,7 @@ pub fn run_on_module(module: &mut Module) -> LoopRotationInfo {
 /// Runs `loop-rotation` on one function.
 pub fn run_on_function(module: &mut Module, func: Func) -> LoopRotationInfo {
     let mut info = LoopRotationInfo::default();
-    match eligibility(module, func) {
-        Eligibility::Plain => {}
-        Eligibility::Structured => {
-            info.structured_cfg_error_count = 1;
-            return info;
-        }
-        Eligibility::NoBody => return info,
-    }
+    require_plain_cfg!(module, func, info);
     let f = &mut module.functions[func];
     while let Some(plan) = plan_next(f) {
         info.cloned_inst_count += rotate(f, &plan);

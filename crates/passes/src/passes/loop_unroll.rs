@@ -74,10 +74,10 @@
 use crate::analysis::loops::{Loop, LoopInfo};
 use crate::analysis::scev::{range_of, step_of, ExitTest, ScalarEvolution, Scev, StayPredicate};
 use crate::analysis::uniformity::Uniformity;
+use crate::loop_transform::require_plain_cfg;
 use crate::loop_transform::{
-    clone_blocks, close_exit, delete_blocks, eligibility, entering_edge, escaping_values, has_call,
+    clone_blocks, close_exit, delete_blocks, entering_edge, escaping_values, has_call,
     has_convergent, insert_before, loop_size, replace_terminator_with_jump, retarget, Copies,
-    Eligibility,
 };
 use crate::pass_info;
 use crate::util::definitions;
@@ -124,14 +124,7 @@ pub fn run_on_module(module: &mut Module) -> LoopUnrollInfo {
 /// Runs `loop-unroll` on one function.
 pub fn run_on_function(module: &mut Module, func: Func) -> LoopUnrollInfo {
     let mut info = LoopUnrollInfo::default();
-    match eligibility(module, func) {
-        Eligibility::Plain => {}
-        Eligibility::Structured => {
-            info.structured_cfg_error_count = 1;
-            return info;
-        }
-        Eligibility::NoBody => return info,
-    }
+    require_plain_cfg!(module, func, info);
     loop {
         let mut skips = LoopUnrollInfo::default();
         let plan = plan_next(module, func, &mut skips);

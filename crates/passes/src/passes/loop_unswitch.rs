@@ -53,9 +53,10 @@
 
 use crate::analysis::loops::{Loop, LoopInfo};
 use crate::analysis::uniformity::Uniformity;
+use crate::loop_transform::require_plain_cfg;
 use crate::loop_transform::{
-    clone_blocks, close_exit, edge_to, eligibility, escaping_values, has_call, has_convergent,
-    loop_size, replace_terminator_with_jump, Copies, Eligibility,
+    clone_blocks, close_exit, edge_to, escaping_values, has_call, has_convergent, loop_size,
+    replace_terminator_with_jump, Copies,
 };
 use crate::pass_info;
 use crate::util::definitions;
@@ -98,14 +99,7 @@ pub fn run_on_module(module: &mut Module) -> LoopUnswitchInfo {
 /// Runs `loop-unswitch` on one function.
 pub fn run_on_function(module: &mut Module, func: Func) -> LoopUnswitchInfo {
     let mut info = LoopUnswitchInfo::default();
-    match eligibility(module, func) {
-        Eligibility::Plain => {}
-        Eligibility::Structured => {
-            info.structured_cfg_error_count = 1;
-            return info;
-        }
-        Eligibility::NoBody => return info,
-    }
+    require_plain_cfg!(module, func, info);
     loop {
         let mut skips = LoopUnswitchInfo::default();
         let Some(plan) = plan_next(module, func, &mut skips) else {

@@ -32,6 +32,7 @@ pub mod inline;
 pub mod licm;
 pub mod local_load_elimination;
 pub mod local_store_forward;
+pub mod loop_fusion;
 pub mod loop_rotation;
 pub mod loop_unroll;
 pub mod loop_unswitch;

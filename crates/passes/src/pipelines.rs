@@ -18,6 +18,10 @@
 //!   (`oxir opt --pipeline NAME`); no driver runs them, since `normalize` inlines first
 //!   and `ssa-optimization` covers both.
 //!
+//! - `loop-optimization` ([`loop_optimization`]), after `ssa-optimization`: the
+//!   [`LOOP_PASSES`] once each, then the [`SSA_ROUND`] to a fixed point; no driver runs it
+//!   yet.
+//!
 //! [`Optimizer::fast_math`] swaps `algebraic-simplify` for `fast-math-simplify` in every
 //! list.
 //!

@@ -15,6 +15,7 @@
 
 pub mod analysis;
 pub mod const_values;
+pub mod loop_transform;
 pub mod passes;
 pub mod pipeline;
 pub mod pipelines;

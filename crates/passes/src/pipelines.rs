@@ -20,6 +20,10 @@
 //!   (`oxir opt --pipeline NAME`); no driver runs them, since `normalize` inlines first
 //!   and `ssa-optimization` covers both.
 //!
+//! - `loop-optimization` ([`loop_optimization`]), after `ssa-optimization`: the
+//!   [`LOOP_PASSES`] once each, then the [`SSA_ROUND`] to a fixed point; no driver runs it
+//!   yet.
+//!
 //! [`Optimizer::fast_math`] swaps `algebraic-simplify` for `fast-math-simplify` in every
 //! list.
 //!
@@ -40,13 +44,14 @@ fn add(pipeline: &mut PassPipeline, name: &str) {
 }
 
 /// The names of the pipelines `by_name` knows.
-pub const PIPELINE_NAMES: [&str; 6] = [
+pub const PIPELINE_NAMES: [&str; 7] = [
     "normalize",
     "structurize",
     "basic-optimization",
     "post-inline-cleanup",
     "ssa-optimization",
     "post-restructure-cleanup",
+    "loop-optimization",
 ];
 
 /// What the optimiser may assume beyond the IR's semantics.
@@ -161,6 +166,7 @@ pub fn by_name(name: &str) -> Option<PassPipeline> {
         "post-inline-cleanup" => Some(group(POST_INLINE_CLEANUP, Optimizer::default())),
         "ssa-optimization" => Some(ssa_optimization()),
         "post-restructure-cleanup" => Some(post_restructure_cleanup()),
+        "loop-optimization" => Some(loop_optimization()),
         _ => None,
     }
 }
@@ -292,5 +298,42 @@ pub fn post_restructure_cleanup_with(optimizer: Optimizer) -> PassPipeline {
         group(POST_RESTRUCTURE_ROUND, optimizer),
         SSA_ROUND_LIMIT,
     );
+    p
+}
+
+/// `loop-optimization`, after `ssa-optimization` on plain SSA: [`LOOP_PASSES`] once each,
+/// then the [`SSA_ROUND`] to a fixed point to fold what they expose (constant induction
+/// values of unrolled copies, folded branches, merged chains), `dce` and
+/// `verify(reachable blocks)`. The loop passes run once, not in the round: unrolling and
+/// unswitching copy code, and the round must converge.
+pub fn loop_optimization() -> PassPipeline {
+    loop_optimization_with(Optimizer::default())
+}
+
+/// The loop passes of `loop-optimization`, in order: `indvar-simplify` (exit values
+/// first, so loops whose results became constants can go), `loop-unswitch` (copies
+/// without the invariant branch, which `loop-unroll` may then unroll), `loop-unroll`,
+/// then `loop-rotation` of the loops left (after unrolling: `loop-unroll` needs the test
+/// in the header). Measured with the `loop_effect` example over the project's shaders,
+/// `benches/loops` and the corpus (51 kernels): executed instructions 0.915x (geomean;
+/// total 0.948x) of `-O`'s, SPIR-V words 1.163x (total 1.240x); without rotation 0.938x
+/// / 0.990x executed, 1.131x / 1.201x words.
+pub const LOOP_PASSES: &[&str] = &[
+    "indvar-simplify",
+    "loop-unswitch",
+    "loop-unroll",
+    "loop-rotation",
+];
+
+/// [`loop_optimization`] with `optimizer`'s assumptions.
+pub fn loop_optimization_with(optimizer: Optimizer) -> PassPipeline {
+    let mut p = group(LOOP_PASSES, optimizer);
+    p.add_fixed_point("ssa-round", group(SSA_ROUND, optimizer), SSA_ROUND_LIMIT);
+    add(&mut p, "dce");
+    let reachable = VerifierOptions {
+        require_reachable_blocks: true,
+        ..VerifierOptions::default()
+    };
+    p.add_verify("verify-loop-optimized", reachable);
     p
 }

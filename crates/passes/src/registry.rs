@@ -68,4 +68,9 @@ registry! {
     "cvp" => cvp::run_on_module,
     "reassociate" => reassociate::run_on_module,
     "div-rem-pairs" => div_rem_pairs::run_on_module,
+    "loop-unroll" => crate::passes::loop_unroll::run_on_module,
+    "loop-rotation" => crate::passes::loop_rotation::run_on_module,
+    "indvar-simplify" => crate::passes::indvar_simplify::run_on_module,
+    "loop-unswitch" => crate::passes::loop_unswitch::run_on_module,
+    "loop-fusion" => crate::passes::loop_fusion::run_on_module,
 }

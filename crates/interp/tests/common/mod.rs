@@ -140,3 +140,38 @@ pub fn random_inputs(seed: u64) -> Vec<Buffers> {
         })
         .collect()
 }
+
+/// Runs each pass sequence of `sequences` on a copy of `module` and records in
+/// `failures` every sequence that fails, leaves an invalid module, or changes a kernel's
+/// buffers on `inputs` (with `limit` executed instructions before, four times that
+/// after). `false` (nothing checked) when `module` itself fails on an input.
+pub fn check_sequences(
+    seed: u64,
+    module: &Module,
+    inputs: &[Buffers],
+    sequences: &[&[&str]],
+    limit: u64,
+    failures: &mut Vec<String>,
+) -> bool {
+    let reference = execute(module, inputs, [2, 1, 1], limit);
+    if reference.iter().any(|r| r.is_err()) {
+        return false;
+    }
+    for names in sequences {
+        let mut after = module.clone();
+        if let Err(e) = run_sequence(&mut after, names) {
+            failures.push(format!("seed {seed}: {e}"));
+            continue;
+        }
+        let options = oxir_ir::verifier::VerifierOptions::default();
+        let report = oxir_ir::verifier::verify_module(&after, &options);
+        if !report.succeeded() {
+            failures.push(format!(
+                "seed {seed}: {names:?} output does not verify:\n{report}"
+            ));
+        } else if execute(&after, inputs, [2, 1, 1], limit * 4) != reference {
+            failures.push(format!("seed {seed}: results differ after {names:?}"));
+        }
+    }
+    true
+}

@@ -11,4 +11,6 @@ pub mod global_uses;
 pub mod loops;
 pub mod memory_facts;
 pub mod post_dominators;
+pub mod scev;
+pub mod uniformity;
 pub mod value_table;

@@ -41,6 +41,10 @@ impl Writer<'_> {
             Div | Rem if float => {
                 simple(self, if op == Div { Op::FDiv } else { Op::FRem })?;
             }
+            Div | Rem if self.divisor_needs_no_guard(f, c.args[1], signed) => {
+                let o = integer_division(op == Div, signed);
+                self.op(o, rt, rid, Self::ids(a))?;
+            }
             Div | Rem => {
                 // WGSL: x / 0 = x, x % 0 = 0, MIN / -1 = MIN, MIN % -1 = 0: divide by 1.
                 let ty = aty(0);
@@ -63,12 +67,7 @@ impl Writer<'_> {
                     bad = self.op(Op::LogicalOr, Some(bt), None, Self::ids(&[bad, both]))?;
                 }
                 let d = self.op(Op::Select, Some(rt_), None, Self::ids(&[bad, one, a[1]]))?;
-                let o = match (op == Div, signed) {
-                    (true, true) => Op::SDiv,
-                    (true, false) => Op::UDiv,
-                    (false, true) => Op::SRem,
-                    (false, false) => Op::UMod,
-                };
+                let o = integer_division(op == Div, signed);
                 self.op(o, rt, rid, Self::ids(&[a[0], d]))?;
             }
             Neg => {
@@ -450,6 +449,25 @@ impl Writer<'_> {
         };
         self.op(Op::CompositeConstruct, Some(t), rid, Self::ids(&parts))
     }
+
+    /// Whether the divisor `d` is a constant whose every lane is non-zero and, for a signed
+    /// division, not -1: WGSL's guards (x / 0, MIN / -1) can then never fire.
+    fn divisor_needs_no_guard(&self, f: &Function, d: Value, signed: bool) -> bool {
+        let Some(c) = oxir_passes::const_values::const_of(f, f.resolve(d)) else {
+            return false;
+        };
+        let Some((scalar, lanes)) = oxir_passes::const_values::lanes(self.m, c) else {
+            return false;
+        };
+        let mask = if scalar.bits >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << scalar.bits) - 1
+        };
+        lanes
+            .iter()
+            .all(|&bits| bits & mask != 0 && !(signed && bits & mask == mask))
+    }
 }
 
 /// A masked shift amount: its id, the mask's id and the shifted value's bit width.
@@ -469,6 +487,16 @@ pub(super) fn min_max(kind: Option<ScalarKind>) -> (GLOp, GLOp) {
 }
 
 /// The SPIR-V comparison of `cmp` on operands of scalar kind `kind`.
+/// `OpSDiv` / `OpUDiv` / `OpSRem` / `OpUMod`.
+fn integer_division(div: bool, signed: bool) -> Op {
+    match (div, signed) {
+        (true, true) => Op::SDiv,
+        (true, false) => Op::UDiv,
+        (false, true) => Op::SRem,
+        (false, false) => Op::UMod,
+    }
+}
+
 fn comparison(cmp: Comparison, kind: Option<ScalarKind>) -> Op {
     use Comparison::*;
     use ScalarKind::{Bool, Float, Sint, Uint};

@@ -230,6 +230,7 @@ impl Writer<'_> {
         }
 
         let order = emission_order(f, &bodies, |from, to| target(from, to).is_some())?;
+        self.find_empty_arms(f, &preds, &target);
 
         // The function.
         let fid = self.begin_function(func, f, entry)?;
@@ -262,6 +263,7 @@ impl Writer<'_> {
                     let body = self.label(b)?;
                     self.op(Op::Branch, None, None, vec![Operand::IdRef(body)])?;
                 }
+                Node::B(block) if self.arm_redirect[block].is_some() => {}
                 Node::B(block) => {
                     self.at.block = Some(block);
                     self.at.instruction = None;
@@ -346,6 +348,58 @@ impl Writer<'_> {
         }
         self.debug_name(fid, &f.name);
         Ok(())
+    }
+
+    /// The `if` arms that are not written: an arm block without parameters or
+    /// instructions whose only predecessor is its `if` and whose terminator is a plain
+    /// `br` to that `if`'s merge (not a back edge). The `if` branches straight to the
+    /// merge instead, and the merge's phis take the arm's arguments from the `if`'s block,
+    /// which becomes the arm's exit label. At most one arm per `if`: two edges from one
+    /// block to the merge would need two phi entries for one predecessor.
+    fn find_empty_arms(
+        &mut self,
+        f: &Function,
+        preds: &SecondaryMap<Block, Vec<(Block, Vec<Value>)>>,
+        target: &dyn Fn(Block, Block) -> Option<Word>,
+    ) {
+        self.arm_redirect.clear();
+        for header in f.layout.blocks() {
+            let Some(t) = f.terminator(header) else {
+                continue;
+            };
+            let Payload::If {
+                then_dest,
+                else_dest,
+                merge: Some(merge),
+            } = &f.dfg.inst(t).payload
+            else {
+                continue;
+            };
+            if then_dest.block == else_dest.block
+                || then_dest.block == *merge
+                || else_dest.block == *merge
+            {
+                continue;
+            }
+            for arm in [else_dest.block, then_dest.block] {
+                let forwards = arm != *merge
+                    && arm != header
+                    && f.dfg.block_params(arm).is_empty()
+                    && preds[arm].len() == 1
+                    && f.layout.block_insts(arm).count() == 1
+                    && f.terminator(arm).is_some_and(|at| {
+                        let data = f.dfg.inst(at);
+                        data.opcode == Opcode::Br
+                            && matches!(&data.payload, Payload::Jump(to) if to.block == *merge)
+                    })
+                    && target(arm, *merge).is_none();
+                if forwards {
+                    self.arm_redirect[arm] = Some(*merge);
+                    self.exit_labels[arm] = self.exit_labels[header];
+                    break;
+                }
+            }
+        }
     }
 
     /// `OpFunction` of `f`: `void()` for an entry point; for a callable its signature,
@@ -598,7 +652,11 @@ impl Writer<'_> {
                     return Err(mismatch());
                 };
                 let c = self.val(f, data.args[0])?;
-                let (t, e) = (dest(self, then_dest.block)?, dest(self, else_dest.block)?);
+                let arm = |this: &Self, to: Block| match this.arm_redirect[to] {
+                    Some(merge) => this.label(merge),
+                    None => dest(this, to),
+                };
+                let (t, e) = (arm(self, then_dest.block)?, arm(self, else_dest.block)?);
                 self.op(Op::BranchConditional, None, None, Self::ids(&[c, t, e]))?;
             }
             TerminatorOp::If => {
@@ -616,7 +674,11 @@ impl Writer<'_> {
                     None => if_without_merge[block].ok_or("an `if` without merge label")?,
                 };
                 self.b.selection_merge(m, spirv::SelectionControl::NONE)?;
-                let (t, e) = (dest(self, then_dest.block)?, dest(self, else_dest.block)?);
+                let arm = |this: &Self, to: Block| match this.arm_redirect[to] {
+                    Some(merge) => this.label(merge),
+                    None => dest(this, to),
+                };
+                let (t, e) = (arm(self, then_dest.block)?, arm(self, else_dest.block)?);
                 self.op(Op::BranchConditional, None, None, Self::ids(&[c, t, e]))?;
             }
             TerminatorOp::Switch => {

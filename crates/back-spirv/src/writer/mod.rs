@@ -192,6 +192,8 @@ struct Writer<'a> {
     outputs: Vec<interface::OutputVar>,
     /// The function being written is a kept callable, not an entry point.
     in_callable: bool,
+    /// `if` arms not written: the merge their `if` branches to instead (`functions.rs`).
+    arm_redirect: SecondaryMap<Block, Option<Block>>,
     // Per module:
     /// The ids of the kept callables ([`crate::calls::CallPlan`]).
     func_ids: SecondaryMap<Func, Option<Word>>,
@@ -361,6 +363,7 @@ pub(crate) fn write(module: &Module, options: &Options) -> Result<Vec<u32>, Erro
         temps: SecondaryMap::new(),
         outputs: Vec::new(),
         in_callable: false,
+        arm_redirect: SecondaryMap::new(),
         func_ids: SecondaryMap::new(),
         callable_interfaces: SecondaryMap::new(),
     };

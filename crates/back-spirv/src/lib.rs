@@ -275,6 +275,9 @@ fn build_pipeline(
         );
     }
     p.add_verify("verify-spirv-input", writer_input_options());
+    // `write_module` verifies its input with the same options, so the runs after
+    // `verify-input` only check the passes (debug builds, `OXIR_VERIFY_EACH`).
+    p.make_checks_internal(&["verify-input"]);
     p
 }
 

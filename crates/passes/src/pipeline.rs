@@ -9,7 +9,9 @@
 //!   does not converge. Records of later rounds merge into the first round's records
 //!   (invocations and time summed, `changed` or-ed, reports summed);
 //! - a **sequence** runs its children once and converges even when they changed things;
-//! - a **verify** entry runs the verifier with the given options; failure stops the run;
+//! - a **verify** entry runs the verifier with the given options; failure stops the run
+//!   (an *internal* one — a check of the passes before it, for a consumer that verifies
+//!   its input itself — runs only in debug builds or under `OXIR_VERIFY_EACH`);
 //! - a pass that refuses its input (for example `destructure-cfg` on an unterminated owned
 //!   block) stops the run with its reason; the module is left as that pass found it.
 //!
@@ -61,7 +63,12 @@ enum EntryKind {
         group: PassPipeline,
     },
     Sequence(PassPipeline),
-    Verify(VerifierOptions),
+    /// A verifier run; `internal` ones are checks of the passes before them, skipped in
+    /// release builds unless `OXIR_VERIFY_EACH` is set ([`PassPipeline::make_checks_internal`]).
+    Verify {
+        options: VerifierOptions,
+        internal: bool,
+    },
 }
 
 struct Entry {
@@ -372,7 +379,7 @@ impl PassPipeline {
                 EntryKind::FixedPoint { group, .. } | EntryKind::Sequence(group) => {
                     out.extend(group.pass_names())
                 }
-                EntryKind::Verify(_) => {}
+                EntryKind::Verify { .. } => {}
             }
         }
         out
@@ -421,9 +428,30 @@ impl PassPipeline {
     pub fn add_verify(&mut self, name: &str, options: VerifierOptions) -> &mut Self {
         self.entries.push(Entry {
             name: name.to_string(),
-            kind: EntryKind::Verify(options),
+            kind: EntryKind::Verify {
+                options,
+                internal: false,
+            },
         });
         self
+    }
+
+    /// Marks every verifier run of this pipeline and of its groups as internal, except
+    /// those named in `keep`: for a driver whose consumer verifies the result itself (the
+    /// SPIR-V writer does), the runs in between only check the passes, so release builds
+    /// skip them unless `OXIR_VERIFY_EACH` is set; debug builds (every test) run them.
+    pub fn make_checks_internal(&mut self, keep: &[&str]) {
+        for entry in &mut self.entries {
+            match &mut entry.kind {
+                EntryKind::Verify { internal, .. } => {
+                    *internal = !keep.contains(&entry.name.as_str());
+                }
+                EntryKind::Sequence(group) | EntryKind::FixedPoint { group, .. } => {
+                    group.make_checks_internal(keep);
+                }
+                EntryKind::Pass(_) => {}
+            }
+        }
     }
 
     /// Runs the pipeline on `module`.
@@ -473,7 +501,12 @@ impl Runner {
         let start = Instant::now();
         let record = match &entry.kind {
             EntryKind::Pass(pass) => self.run_pass(&entry.name, pass, module)?,
-            EntryKind::Verify(options) => {
+            EntryKind::Verify { internal: true, .. }
+                if !(cfg!(debug_assertions) || self.settings.verify_each) =>
+            {
+                Record::new(&entry.name, false)
+            }
+            EntryKind::Verify { options, .. } => {
                 let report = verify_module(module, options);
                 if !report.succeeded() {
                     return Err(PipelineError {

@@ -734,11 +734,8 @@ impl<'m> Verifier<'m> {
                 return None;
             }
         };
-        let named = if resolved == value {
-            value.to_string()
-        } else {
-            format!("{value} (alias of {resolved})")
-        };
+        // Formatted only into an error message (this runs for every use).
+        let named = NamedValue { value, resolved };
         let data = &dfg.values[resolved];
         // Where the definition is: its block, and its position there (`None` for block
         // parameters, defined before every instruction). `None` for constants and globals.
@@ -1019,6 +1016,22 @@ impl<'m> Verifier<'m> {
                 let message = format!("case label {:#x} appears more than once", pair[0]);
                 self.report(ErrorKind::DuplicateSwitchLabel, location.clone(), message);
             }
+        }
+    }
+}
+
+/// How a message names a used value: itself, or the alias and what it resolves to.
+struct NamedValue {
+    value: Value,
+    resolved: Value,
+}
+
+impl std::fmt::Display for NamedValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.resolved == self.value {
+            write!(f, "{}", self.value)
+        } else {
+            write!(f, "{} (alias of {})", self.value, self.resolved)
         }
     }
 }

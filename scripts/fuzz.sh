@@ -8,8 +8,9 @@
 # files (and from the shader corpus named by OXIR_CORPUS_DIR, when set and present), runs
 # with a 10 s per-input timeout and a 2 GiB memory limit, and prints the executions and
 # executions per second at the end. Sets VK_DRIVER_FILES to lavapipe's ICD when it is
-# installed and none is set (the differential target's Vulkan leg). Crashes land in fuzz/artifacts/TARGET/; panics inside
-# naga are contained and saved once per location under fuzz/artifacts/naga-panics/TARGET/.
+# installed and none is set (the differential target's Vulkan leg). Crashes land in
+# fuzz/artifacts/TARGET/; panics inside naga are contained and saved once per location
+# under fuzz/artifacts/naga-panics/TARGET/.
 # Exit status: libFuzzer's (0 when nothing was found).
 set -euo pipefail
 

@@ -7,8 +7,10 @@
 # Installs cargo-fuzz when it is missing, seeds fuzz/corpus/TARGET from the project's own
 # files (and from the shader corpus named by OXIR_CORPUS_DIR, when set and present), runs
 # with a 10 s per-input timeout and a 2 GiB memory limit, and prints the executions and
-# executions per second at the end. Crashes land in fuzz/artifacts/TARGET/; panics inside
-# naga are contained and saved once per location under fuzz/artifacts/naga-panics/TARGET/.
+# executions per second at the end. Sets VK_DRIVER_FILES to lavapipe's ICD when it is
+# installed and none is set (the differential target's Vulkan leg). Crashes land in
+# fuzz/artifacts/TARGET/; panics inside naga are contained and saved once per location
+# under fuzz/artifacts/naga-panics/TARGET/.
 # Exit status: libFuzzer's (0 when nothing was found).
 set -euo pipefail
 
@@ -28,6 +30,15 @@ fi
 corpus="$fuzz/corpus/$target"
 mkdir -p "$corpus"
 python3 "$root/scripts/fuzz_seeds.py" "$target" "$corpus"
+
+# The differential target's Vulkan leg runs on Mesa's lavapipe when it is installed (the
+# leg says on stderr when it is skipped for want of a device or of spirv-val).
+lvp_icd=$(compgen -G "/usr/share/vulkan/icd.d/lvp_icd.*.json" | head -n 1 || true)
+if [[ -n "$lvp_icd" && -z "${VK_DRIVER_FILES:-}" && -z "${VK_ICD_FILENAMES:-}" ]]; then
+    export VK_DRIVER_FILES="$lvp_icd" VK_ICD_FILENAMES="$lvp_icd"
+fi
+export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-/tmp/xdg-runtime-$(id -u)}"
+mkdir -p -m 700 "$XDG_RUNTIME_DIR"
 
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT

@@ -13,6 +13,8 @@
 //!   `fuzz/artifacts/naga-panics/TARGET/`, so the fuzzer keeps exploring oxir's code
 //!   behind naga.
 
+pub mod vulkan;
+
 use arbitrary::{Arbitrary, Unstructured};
 use oxir_interp::{Buffers, ErrorKind, Options};
 use oxir_ir::printer::{print_module, View};

@@ -59,7 +59,10 @@
 //!   `alloca`s and workgroup and private globals start zeroed (or at their initializer).
 //! - **Out-of-bounds** accesses ([`OutOfBounds`]): under `Robust` (the default, WGSL's
 //!   robust buffer access) an out-of-range `access` index or a load past the end of its
-//!   region reads zero and a store is dropped; under `Error` the first one stops the run
+//!   region reads zero and a store is dropped; a runtime-sized array's bound is its
+//!   `array_length` (the whole elements its buffer holds), so an element the buffer ends
+//!   inside of is out of range, as the bounds checks and Vulkan count it; under `Error`
+//!   the first one stops the run
 //!   with an error naming the instruction. `extract_dynamic` out of range gives zero,
 //!   `insert_dynamic` out of range leaves the composite unchanged.
 //! - **Control flow** follows executable edges only: `if` / `cond_br` take the then or

@@ -156,3 +156,79 @@ fn pointers_through_block_parameters_are_clamped_or_refused() {
         "only {out_of_range} inputs went out of range"
     );
 }
+
+/// Each of 4 invocations copies `@inp[i].a` to `@out[i]` and writes 7 to `@inp[i].a`;
+/// `@out[4]` gets `array_length @inp`. `%P` is 8 bytes, so a 20-byte `@inp` holds two
+/// whole elements and ends 4 bytes into the third.
+const PARTIAL_ELEMENT: &str = "\
+struct %P { a: u32, b: u32 }
+
+const c0: u32 = 0
+const c4: u32 = 4
+const c7: u32 = 7
+
+global @inp: storage(read_write) array<%P> binding(0, 0)
+global @out: storage(read_write) array<u32> binding(0, 1)
+
+kernel @main() workgroup_size(4, 1, 1) {
+block0:
+    v0: u32 = local_invocation_index
+    v1: ptr<storage(read_write), u32> = access @inp, v0, c0
+    v2: u32 = load v1
+    v3: ptr<storage(read_write), u32> = access @out, v0
+    store v3, v2
+    store v1, c7
+    v4: u32 = array_length @inp
+    v5: ptr<storage(read_write), u32> = access @out, c4
+    store v5, v4
+    return
+}
+";
+
+fn words(values: &[u32]) -> Vec<u8> {
+    values.iter().flat_map(|w| w.to_le_bytes()).collect()
+}
+
+/// One workgroup (the kernel writes what it reads, so a second one would see the first's
+/// stores).
+fn run_one_group(m: &oxir_ir::Module, input: &Buffers, mode: OutOfBounds) -> Option<Buffers> {
+    let mut buffers = input.clone();
+    let options = Options {
+        out_of_bounds: mode,
+        ..Options::default()
+    };
+    oxir_interp::dispatch(m, "main", [1, 1, 1], &mut buffers, &options)
+        .ok()
+        .map(|_| buffers)
+}
+
+/// A buffer that ends inside an element of its runtime-sized array: that element is out
+/// of range for the interpreter exactly as for `array_length` (and the bounds checks and
+/// Vulkan that use it), so its first member, whose bytes the buffer does hold, reads zero
+/// and is not written. Before, the interpreter's bound was the buffer's byte length: it
+/// read 15 there and wrote 7, where the checked module read zero.
+#[test]
+fn a_buffer_ending_inside_an_element_is_bounded_by_array_length() {
+    let module = oxir_ir::parser::parse_module(PARTIAL_ELEMENT).expect("parses");
+    let mut checked = module.clone();
+    assert!(oxir_passes::pipelines::normalize()
+        .run(&mut checked)
+        .succeeded());
+    let mut input = Buffers::new();
+    input.insert((0, 0), words(&[11, 12, 13, 14, 15]));
+    input.insert((0, 1), words(&[0; 5]));
+    let mut expected = Buffers::new();
+    expected.insert((0, 0), words(&[7, 12, 7, 14, 15]));
+    expected.insert((0, 1), words(&[11, 13, 0, 0, 2]));
+    for (name, m) in [("input", &module), ("checked", &checked)] {
+        let robust = run_one_group(m, &input, OutOfBounds::Robust);
+        assert_eq!(robust, Some(expected.clone()), "{name} module");
+    }
+    let strict = run(&module, &input, OutOfBounds::Error);
+    assert!(
+        strict.as_ref().is_err_and(is_out_of_bounds),
+        "the third element is out of bounds: {strict:?}"
+    );
+    let checked_strict = run_one_group(&checked, &input, OutOfBounds::Error);
+    assert_eq!(checked_strict, Some(expected));
+}

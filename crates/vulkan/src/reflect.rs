@@ -7,7 +7,9 @@
 //!   is non-zero and inside the binary, every id below the header's bound), then parses it
 //!   with `rspirv`, so malformed or truncated input is an [`ReflectError`] naming the word
 //!   offset, never a panic.
-//! - Entry points: name, execution model, `LocalSize` (or `LocalSizeId` of constants).
+//! - Entry points: name, execution model, workgroup size: a `WorkgroupSize` built-in
+//!   composite of constants, else `LocalSize` (or `LocalSizeId` of constants);
+//!   specialization constants count at their default values.
 //! - Bindings: every `OpVariable` with `DescriptorSet` and `Binding` decorations.
 //!   `StorageBuffer`, and `Uniform` whose pointee is decorated `BufferBlock`, are storage
 //!   buffers; `Uniform` + `Block` is a uniform buffer. `UniformConstant` images are sampled
@@ -29,7 +31,7 @@
 
 use rspirv::dr::{Instruction, Operand};
 use rspirv::spirv::{
-    Decoration, Dim, ExecutionMode, ExecutionModel, ImageFormat, Op, StorageClass,
+    BuiltIn, Decoration, Dim, ExecutionMode, ExecutionModel, ImageFormat, Op, StorageClass,
 };
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
@@ -105,8 +107,10 @@ impl fmt::Display for DescriptorKind {
 pub struct EntryPoint {
     pub name: String,
     pub model: ExecutionModel,
-    /// `LocalSize` or `LocalSizeId` (compute only; `None` when a `WorkgroupSize` built-in
-    /// constant sets it instead).
+    /// The workgroup size: the `WorkgroupSize` built-in constant when the module declares
+    /// one (it overrides the execution mode), else `LocalSize` or `LocalSizeId`;
+    /// specialization constants at their defaults. `None` when it is not a constant this
+    /// reflection can read (or the entry point is not a compute one).
     pub local_size: Option<[u32; 3]>,
 }
 
@@ -367,6 +371,15 @@ fn operand(inst: &Instruction, i: usize) -> Result<&Operand, ReflectError> {
     })
 }
 
+/// The three values of a composite constant whose constituents are all scalar constants.
+fn constant_vec3(constants: &HashMap<u32, u64>, parts: Option<&Vec<u32>>) -> Option<[u32; 3]> {
+    let v = parts?
+        .iter()
+        .map(|i| constants.get(i).map(|&c| c as u32))
+        .collect::<Option<Vec<u32>>>()?;
+    <[u32; 3]>::try_from(v).ok()
+}
+
 fn literals(ops: &[Operand]) -> Vec<u32> {
     ops.iter()
         .filter_map(|o| match o {
@@ -608,11 +621,18 @@ pub fn reflect(words: &[u32]) -> Result<Interface, ReflectError> {
             }
         }
     }
+    // The id decorated `BuiltIn WorkgroupSize`, and the constituents of every composite
+    // constant (one of them is its value).
+    let mut workgroup_size_id = None;
+    let mut composites: HashMap<u32, Vec<u32>> = HashMap::new();
     for inst in &module.annotations {
         match inst.class.opcode {
             Op::Decorate => {
                 let target = check_id(id(operand(inst, 0)?, "OpDecorate")?, "OpDecorate")?;
                 if let Operand::Decoration(d) = operand(inst, 1)? {
+                    if inst.operands.get(2) == Some(&Operand::BuiltIn(BuiltIn::WorkgroupSize)) {
+                        workgroup_size_id = Some(target);
+                    }
                     r.decorations
                         .entry(target)
                         .or_default()
@@ -682,7 +702,12 @@ pub fn reflect(words: &[u32]) -> Result<Interface, ReflectError> {
             Op::TypeSampler => Ty::Sampler,
             Op::TypeSampledImage => Ty::SampledImage(id(op(0)?, "sampled image")?),
             Op::TypeAccelerationStructureKHR => Ty::Opaque("an acceleration structure"),
-            Op::Constant => {
+            Op::ConstantComposite | Op::SpecConstantComposite => {
+                composites.insert(result, literals(&inst.operands));
+                continue;
+            }
+            // A specialization constant's default: the runner sets none.
+            Op::Constant | Op::SpecConstant => {
                 if let Some(Operand::LiteralBit32(v)) = inst.operands.first() {
                     r.constants.insert(result, u64::from(*v));
                 } else if let Some(Operand::LiteralBit64(v)) = inst.operands.first() {
@@ -734,6 +759,10 @@ pub fn reflect(words: &[u32]) -> Result<Interface, ReflectError> {
                 }
                 _ => {}
             }
+        }
+        if let Some(id) = workgroup_size_id {
+            // The built-in takes precedence over `LocalSize` (SPIR-V 3.21, `WorkgroupSize`).
+            local_size = constant_vec3(&r.constants, composites.get(&id));
         }
         interface.entry_points.push(EntryPoint {
             name,

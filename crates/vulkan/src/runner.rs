@@ -632,9 +632,14 @@ pub fn run_compute(
             limit,
         });
     }
-    if let Some(size) = local_size {
-        check_workgroup_size(size, &limits)?;
-    }
+    let Some(size) = local_size else {
+        return Err(Error::Unsupported(format!(
+            "the workgroup size of entry point `{entry}` is not a constant the runner can read \
+             (LocalSize, LocalSizeId or a WorkgroupSize built-in of constants), so it cannot \
+             be checked against the device's maxComputeWorkGroupSize"
+        )));
+    };
+    check_workgroup_size(size, &limits)?;
     let family = families
         .iter()
         .position(|f| f.queue_flags.contains(vk::QueueFlags::COMPUTE))

@@ -14,7 +14,7 @@ use crate::value::{Lanes, Ptr, Region, Val, POISON};
 use oxir_ir::data_layout::{runtime_array_tail, LayoutRules};
 use oxir_ir::types::TypeStore;
 use oxir_ir::{
-    AddressSpace, BlockCall, Func, Function, Inst, InstData, Opcode, Payload, Scalar, Type,
+    AddressSpace, BlockCall, Func, Function, Global, Inst, InstData, Opcode, Payload, Scalar, Type,
     TypeData, Value,
 };
 use smallvec::SmallVec;
@@ -521,7 +521,9 @@ impl<'m> Machine<'m> {
     }
 
     /// `access`: projects the pointer through each index; an index out of range makes
-    /// the pointer out of bounds (or stops the run under `OutOfBounds::Error`).
+    /// the pointer out of bounds (or stops the run under `OutOfBounds::Error`). An index
+    /// into a runtime-sized array at or past its `array_length` makes it out of bounds
+    /// without stopping: the memory operation through it does.
     fn access(&mut self, cur: &Current<'_>) -> Result<Val, ErrorKind> {
         let types = &self.module.types;
         let mut p = cur
@@ -546,12 +548,48 @@ impl<'m> Machine<'m> {
                     self.oob(MemoryOp::Access, p)?;
                     p.offset = POISON;
                 } else {
+                    let end = self.runtime_array_end(types, ty, rules, p, idx)?;
                     p.offset = p.offset.saturating_add(off);
+                    if let Some(end) = end {
+                        // Past `array_length`: moved to at least the buffer's end, so a
+                        // load reads zero and a store is dropped; under
+                        // `OutOfBounds::Error` the memory operation reports it (the
+                        // bounds checks compute such an address and guard its use).
+                        p.offset = p.offset.max(end);
+                    }
                 }
             }
             ty = next;
         }
         Ok(Val::P(p))
+    }
+
+    /// The byte length of the buffer when `ty` is a runtime-sized array that `base`
+    /// points at and `idx` is at or past its `array_length` (the whole elements the
+    /// buffer holds from `base` on), so that an element the buffer ends inside of is out
+    /// of range, as the bounds checks and Vulkan count it; `None` otherwise (and for
+    /// regions that are not buffers, which cannot hold one).
+    fn runtime_array_end(
+        &mut self,
+        types: &TypeStore,
+        ty: Type,
+        rules: LayoutRules,
+        base: Ptr,
+        idx: u64,
+    ) -> Result<Option<u64>, ErrorKind> {
+        let (TypeData::RuntimeArray { .. }, Region::Buffer(g)) = (types.get(ty), base.region)
+        else {
+            return Ok(None);
+        };
+        let stride = self
+            .layouts
+            .get(types, ty, rules)
+            .map_err(ErrorKind::Layout)?
+            .stride
+            .unwrap_or(0);
+        let len = self.buffers[Global::from_u32(g)].len() as u64;
+        let count = len.saturating_sub(base.offset) / u64::from(stride.max(1));
+        Ok((idx >= count).then_some(len))
     }
 
     /// One index of an `access` into `ty`: the element type, its byte offset and the

@@ -32,9 +32,9 @@
 //! chain (`access` of an `access` ...) are combined with `and` at the memory operation.
 //!
 //! Under `read-zero-skip-write` the result is bit for bit the interpreter's
-//! `OutOfBounds::Robust` run of the input, given buffers whose runtime-sized arrays hold
-//! a whole number of elements (the interpreter's bound is the byte length of the
-//! buffer; a buffer that ends in a partial element differs).
+//! `OutOfBounds::Robust` run of the input, also for a buffer that ends inside a
+//! runtime-sized array's element: the interpreter bounds a runtime array by its
+//! `array_length` too, so that element is out of range on both.
 //!
 //! **Redundant checks are not emitted** (and counted): constant in-range indices; an
 //! index the index type cannot make out of range (`u8` into 1000 elements); an index

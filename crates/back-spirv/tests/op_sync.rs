@@ -608,31 +608,8 @@ fn text_instances() -> Vec<(String, String)> {
     v
 }
 
-fn spirv_val(words: &[u32], label: &str, env: TargetEnv) -> Result<(), String> {
-    let path = std::env::temp_dir().join(format!(
-        "oxir-op-sync-{}-{}.spv",
-        std::process::id(),
-        label
-            .chars()
-            .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
-            .collect::<String>()
-    ));
-    std::fs::write(&path, oxir_spirv::to_bytes(words)).unwrap();
-    let out = Command::new("spirv-val")
-        .args(["--target-env", env.name()])
-        .arg(&path)
-        .output()
-        .expect("run spirv-val");
-    let _ = std::fs::remove_file(&path);
-    if out.status.success() {
-        Ok(())
-    } else {
-        Err(format!(
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        ))
-    }
+fn spirv_val(words: &[u32], env: TargetEnv) -> Result<(), String> {
+    oxir_test_support::spirv_val::spirv_val(words, env.name())
 }
 
 /// Every opcode used in `m`.
@@ -741,7 +718,7 @@ fn check_env(env: TargetEnv, validate: bool) {
                             failures.push(format!("{label} ({}): {dups:?}", env.name()));
                         }
                         if validate {
-                            if let Err(msg) = spirv_val(&words, label, env) {
+                            if let Err(msg) = spirv_val(&words, env) {
                                 failures
                                     .push(format!("{label} ({}): spirv-val: {msg}", env.name()));
                                 continue;

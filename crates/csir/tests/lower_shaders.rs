@@ -122,7 +122,11 @@ fn accepted_shaders_round_trip_through_csi() {
                 .map(|s| (label, oxir_csir::binary::write(&s), s))
         })
         .collect();
-    assert!(blobs.len() >= 40, "{}", blobs.len());
+    assert!(
+        blobs.len() >= common::expected_accepted(),
+        "{}",
+        blobs.len()
+    );
     for (label, blob, shader) in &blobs {
         let back =
             oxir_csir::binary::read(blob, &limits).unwrap_or_else(|e| panic!("{label}: {e}"));

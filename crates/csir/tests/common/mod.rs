@@ -91,6 +91,16 @@ pub fn entries(files: &[PathBuf]) -> Vec<Entry> {
     out
 }
 
+/// The fewest entries the lowering must accept: 40 with the shader corpus, the project's
+/// own 4 (`tests/shaders`) without it.
+pub fn expected_accepted() -> usize {
+    if oxir_test_support::corpus_dir().is_some() {
+        40
+    } else {
+        4
+    }
+}
+
 /// The project's shaders, plus the corpus's when present (a visible message otherwise).
 pub fn all_entries() -> Vec<Entry> {
     entries(&oxir_test_support::shader_files(&[

@@ -5,10 +5,11 @@ use super::{BoundsChecksInfo, BoundsPolicy, CheckClass, Policy};
 use crate::analysis::dominators::DomTree;
 use cranelift_entity::SecondaryMap;
 use oxir_ir::constants::ConstStore;
+use oxir_ir::function::FunctionKind;
 use oxir_ir::types::TypeStore;
 use oxir_ir::{
-    AddressSpace, Block, ConstKind, Func, Function, Inst, InstData, Module, Opcode, Payload,
-    Scalar, ScalarKind, TypeData, Value, ValueDef,
+    AddressSpace, Block, Builtin, ConstKind, Func, Function, Inst, InstData, Module, Opcode,
+    Payload, Scalar, ScalarKind, StageBinding, TypeData, Value, ValueDef,
 };
 
 /// Which entry of [`FunctionPlan::accesses`] plans an `access` instruction (dense, by
@@ -194,6 +195,9 @@ impl<'a> Facts<'a> {
         if let Some(k) = self.const_u64(idx) {
             return k < n;
         }
+        if let Some(max) = self.invocation_id_max(idx) {
+            return max < n;
+        }
         let unsigned = s.kind == ScalarKind::Uint;
         if unsigned && max_of(s) < n {
             return true;
@@ -213,6 +217,57 @@ impl<'a> Facts<'a> {
             },
             // wildcard-ok: every other op gives no static range
             _ => false,
+        }
+    }
+
+    /// The largest value of a kernel's local invocation index, or of one component of its
+    /// local invocation id (`extract` of the built-in parameter or of `thread_id`): one
+    /// less than the workgroup size (or its product). `None` for anything else.
+    fn invocation_id_max(&self, v: Value) -> Option<u64> {
+        let FunctionKind::Kernel { workgroup_size } = self.func.kind else {
+            return None;
+        };
+        let [x, y, z] = workgroup_size.map(u64::from);
+        let invocations = x.checked_mul(y)?.checked_mul(z)?;
+        let builtin_of = |v: Value| match self.func.dfg.value_def(self.func.dfg.resolve(v)) {
+            ValueDef::Param(block, index) if Some(block) == self.func.entry_block() => {
+                match self
+                    .func
+                    .signature
+                    .params
+                    .get(usize::try_from(index).ok()?)?
+                    .binding
+                {
+                    Some(StageBinding::Builtin(b)) => Some(b),
+                    Some(StageBinding::Location { .. }) | None => None,
+                }
+            }
+            ValueDef::Param(..)
+            | ValueDef::Result(_)
+            | ValueDef::Const(_)
+            | ValueDef::Global(_)
+            | ValueDef::Alias(_)
+            | ValueDef::Detached => None,
+        };
+        if builtin_of(v) == Some(Builtin::LocalInvocationIndex) {
+            return invocations.checked_sub(1);
+        }
+        let data = self.def(self.func.dfg.resolve(v))?;
+        match data.opcode {
+            Opcode::LocalInvocationIndex => invocations.checked_sub(1),
+            Opcode::Extract => {
+                let &[lane] = data.payload.indices() else {
+                    return None;
+                };
+                let of = *data.args.first()?;
+                let local_id = builtin_of(of) == Some(Builtin::LocalInvocationId)
+                    || self.def(self.func.dfg.resolve(of)).map(|d| d.opcode)
+                        == Some(Opcode::ThreadId);
+                let size = [x, y, z].get(usize::try_from(lane).ok()?).copied()?;
+                local_id.then(|| size.checked_sub(1)).flatten()
+            }
+            // wildcard-ok: only the invocation-id registers and their lanes have a range here
+            _ => None,
         }
     }
 

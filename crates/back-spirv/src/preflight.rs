@@ -225,7 +225,7 @@ impl Checker<'_> {
             ));
         }
         for abi in signature.params.iter().chain(&signature.returns) {
-            if self.holds_reference(abi.ty) {
+            if self.module.types.holds_reference(abi.ty) {
                 return Err(format!(
                     "callable `{}` with a parameter or result of type {} (logical addressing \
                      passes no pointers or handles to functions)",
@@ -239,26 +239,6 @@ impl Checker<'_> {
             self.check_body(func, stage, true)?;
         }
         Ok(())
-    }
-
-    /// Whether a value of `ty` is or holds a pointer or a resource.
-    fn holds_reference(&self, ty: Type) -> bool {
-        match self.module.types.try_get(ty) {
-            None => true,
-            Some(TypeData::Pointer { .. })
-            | Some(TypeData::Texture { .. })
-            | Some(TypeData::StorageTexture { .. })
-            | Some(TypeData::Sampler { .. })
-            | Some(TypeData::Opaque(_)) => true,
-            Some(TypeData::Array { elem, .. }) | Some(TypeData::RuntimeArray { elem }) => {
-                self.holds_reference(*elem)
-            }
-            Some(TypeData::Struct(s)) => s.members.iter().any(|m| self.holds_reference(m.ty)),
-            Some(TypeData::Void)
-            | Some(TypeData::Scalar(_))
-            | Some(TypeData::Vector { .. })
-            | Some(TypeData::Matrix { .. }) => false,
-        }
     }
 
     /// The blocks and instructions of `func` as run by a `stage` entry point (a callable's

@@ -641,6 +641,28 @@ impl TypeStore {
         self.types.get(ty)
     }
 
+    /// Whether a value of `ty` is or holds a pointer or a resource (texture, sampler,
+    /// opaque type) — what logical addressing cannot pass to a function. A type that is
+    /// not an index of this store counts as holding one (the conservative answer).
+    pub fn holds_reference(&self, ty: Type) -> bool {
+        match self.try_get(ty) {
+            None => true,
+            Some(TypeData::Pointer { .. })
+            | Some(TypeData::Texture { .. })
+            | Some(TypeData::StorageTexture { .. })
+            | Some(TypeData::Sampler { .. })
+            | Some(TypeData::Opaque(_)) => true,
+            Some(TypeData::Array { elem, .. }) | Some(TypeData::RuntimeArray { elem }) => {
+                self.holds_reference(*elem)
+            }
+            Some(TypeData::Struct(s)) => s.members.iter().any(|m| self.holds_reference(m.ty)),
+            Some(TypeData::Void)
+            | Some(TypeData::Scalar(_))
+            | Some(TypeData::Vector { .. })
+            | Some(TypeData::Matrix { .. }) => false,
+        }
+    }
+
     /// The number of distinct types interned.
     pub fn len(&self) -> usize {
         self.types.len()

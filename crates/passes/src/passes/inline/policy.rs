@@ -22,8 +22,7 @@
 //! instructions per execution on the interpreter), and the call-site count is taken once,
 //! before the run (calls copied out of inlined callers are not recounted).
 
-use oxir_ir::types::TypeData;
-use oxir_ir::{Function, Module, TerminatorOp, Type};
+use oxir_ir::{Function, Module, TerminatorOp};
 
 /// The size model of `inline-when-smaller`, in instructions.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -50,7 +49,7 @@ pub fn requires_inlining(module: &Module, callee: &Function) -> bool {
     let abi_types = signature.params.iter().chain(&signature.returns);
     if abi_types
         .map(|p| p.ty)
-        .any(|ty| holds_reference(module, ty))
+        .any(|ty| module.types.holds_reference(ty))
     {
         return true;
     }
@@ -60,25 +59,6 @@ pub fn requires_inlining(module: &Module, callee: &Function) -> bool {
             opcode.is_special_register() || opcode.terminator_op() == Some(TerminatorOp::Discard)
         })
     })
-}
-
-/// Whether a value of `ty` is or contains a pointer or a resource.
-fn holds_reference(module: &Module, ty: Type) -> bool {
-    match module.types.get(ty) {
-        TypeData::Pointer { .. }
-        | TypeData::Texture { .. }
-        | TypeData::StorageTexture { .. }
-        | TypeData::Sampler { .. }
-        | TypeData::Opaque(_) => true,
-        TypeData::Array { elem, .. } | TypeData::RuntimeArray { elem } => {
-            holds_reference(module, *elem)
-        }
-        TypeData::Struct(s) => s.members.iter().any(|m| holds_reference(module, m.ty)),
-        TypeData::Void
-        | TypeData::Scalar(_)
-        | TypeData::Vector { .. }
-        | TypeData::Matrix { .. } => false,
-    }
 }
 
 /// Whether `sites` copies of a body of `size` instructions (its `return` included) are no

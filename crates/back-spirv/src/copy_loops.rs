@@ -129,7 +129,7 @@ fn candidates(module: &Module, func: Func) -> Vec<(Inst, Inst, Type, u32)> {
             ) else {
                 continue;
             };
-            if *len > MIN_ELEMENTS && space_lay(from) != space_lay(to) {
+            if *len > MIN_ELEMENTS && space_lay(module, from) != space_lay(module, to) {
                 out.push((load, store, *elem, *len));
             }
         }

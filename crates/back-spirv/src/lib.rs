@@ -81,6 +81,7 @@
 mod calls;
 pub mod copy_loops;
 mod preflight;
+mod uniform_layout;
 mod writer;
 
 use oxir_ir::verifier::VerifierOptions;

@@ -15,7 +15,7 @@ use crate::{Error, Location, Options, TargetEnv};
 use cranelift_entity::EntitySet;
 use oxir_ir::function::FunctionKind;
 use oxir_ir::types::{AddressSpace, ScalarKind, TypeData};
-use oxir_ir::{Block, Function, InstData, Module, Opcode, Payload, StageBinding, Type};
+use oxir_ir::{Block, Function, GlobalData, InstData, Module, Opcode, Payload, StageBinding, Type};
 
 /// Whether the writer handles an opcode.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -514,6 +514,28 @@ pub fn preflight(module: &Module, options: &Options) -> Result<(), Error> {
     })
 }
 
+/// A uniform buffer whose declared layout breaks Vulkan's extended alignment rules needs
+/// the `uniformBufferStandardLayout` feature: refused before Vulkan 1.2.
+fn check_uniform_layout(checker: &Checker, global: &GlobalData) -> Result<(), String> {
+    let module = checker.module;
+    let rules = module.layout_rules(AddressSpace::Uniform);
+    let Some(problem) =
+        crate::uniform_layout::extended_alignment_violation(&module.types, global.ty, rules)?
+    else {
+        return Ok(());
+    };
+    if checker.options.target_env >= TargetEnv::Vulkan1_2 {
+        return Ok(());
+    }
+    Err(format!(
+        "uniform buffer `@{}` in the {rules} layout its source declares, which {} uniform \
+         buffers cannot hold ({problem}); use --target-env vulkan1.2 or later, with the \
+         `uniformBufferStandardLayout` device feature",
+        global.name,
+        checker.options.target_env.name()
+    ))
+}
+
 /// The module-level checks, then each function (entry points first).
 fn check_module(checker: &mut Checker) -> Result<(), String> {
     let module = checker.module;
@@ -523,6 +545,9 @@ fn check_module(checker: &mut Checker) -> Result<(), String> {
             push_constants += 1;
         }
         checker.check_type(global.ty, is_buffer(global.space))?;
+        if global.space == AddressSpace::Uniform {
+            check_uniform_layout(checker, global)?;
+        }
         if let Some(init) = global.init {
             checker.check_type(module.consts.get(init).ty, false)?;
         }

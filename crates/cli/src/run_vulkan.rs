@@ -4,7 +4,10 @@
 //!
 //! - A shader or `.oxir` INPUT is compiled with `oxir-spirv` exactly as `oxir compile
 //!   --target spirv` does (`-O0` and `-O` both run the SPIR-V driver pipeline, which
-//!   normalises and structurizes), for the default target environment. Its bindings,
+//!   normalises and structurizes), for the default target environment, or for Vulkan 1.2
+//!   when the module lays out uniform buffers by std430 (`layout uniform std430`, WGSL's
+//!   `matCx2` matrices), which needs the `uniformBufferStandardLayout` feature the
+//!   runner enables wherever the device has it. Its bindings,
 //!   their sizes and which ones are printed come from the oxir module, as for the
 //!   interpreter, so both engines print the same lines for the same arguments. A binding
 //!   the SPIR-V pipeline removed (unused) is not bound and is printed unchanged.
@@ -110,6 +113,12 @@ pub fn run(args: RunArgs) -> Result<(), Failure> {
                 },
                 bounds_checks: args.bounds_checks.unwrap_or_default(),
                 fast_math: args.fast_math,
+                target_env: if module.layouts.uniform == oxir_ir::data_layout::LayoutRules::Std430
+                {
+                    oxir_driver::TargetEnv::Vulkan1_2
+                } else {
+                    oxir_driver::TargetEnv::default()
+                },
                 ..oxir_driver::CompileOptions::default()
             },
         )

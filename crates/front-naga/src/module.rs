@@ -197,10 +197,12 @@ impl<'n> ModuleLowerer<'n> {
             .iter()
             .map(|(h, f)| namer.name(f.name.as_deref(), format!("function{}", h.index())))
             .collect();
+        let mut out = Module::new();
+        out.layouts.uniform = crate::types::uniform_rules(naga, &layouter);
         Ok(ModuleLowerer {
             naga,
             info,
-            out: Module::new(),
+            out,
             types: vec![None; naga.types.len()],
             host_shared: vec![false; naga.types.len()],
             layouter,
@@ -334,7 +336,7 @@ impl<'n> ModuleLowerer<'n> {
         let span = self.naga.global_variables.get_span(handle);
         let space = address_space(global.space, span)?;
         let ty = self.lower_type(global.ty)?;
-        if let Some(rules) = buffer_rules(global.space) {
+        if let Some(rules) = buffer_rules(global.space, self.out.layouts.uniform) {
             if let Err(difference) = self.check_buffer_layout(global.ty, ty, rules) {
                 return Err(LowerError::unsupported(
                     format!("buffer layout that {rules} cannot express: {difference}"),

@@ -202,7 +202,7 @@ pub fn reflect(module: &naga::Module, info: &ModuleInfo) -> Reflection {
         match type_name(&mut lowerer, global.ty) {
             Ok((name, ty)) => {
                 resource.ty = name;
-                if let Some(rules) = buffer_rules(global.space) {
+                if let Some(rules) = buffer_rules(global.space, lowerer.out.layouts.uniform) {
                     resource.layout = Some(rules.name().into());
                     buffer_sizes(&lowerer, global.ty, ty, rules, &mut resource);
                 }

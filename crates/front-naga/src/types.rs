@@ -89,15 +89,48 @@ pub(crate) fn address_space(space: naga::AddressSpace, span: Span) -> Result<Add
     })
 }
 
-/// The layout rules of a buffer in `space`, or `None` for memory the host never sees.
-pub(crate) fn buffer_rules(space: naga::AddressSpace) -> Option<LayoutRules> {
+/// The layout rules of a buffer in `space` when uniform buffers use `uniform`, or `None`
+/// for memory the host never sees.
+pub(crate) fn buffer_rules(space: naga::AddressSpace, uniform: LayoutRules) -> Option<LayoutRules> {
     match space {
         naga::AddressSpace::Storage { .. } | naga::AddressSpace::Immediate => {
             Some(LayoutRules::Std430)
         }
-        naga::AddressSpace::Uniform => Some(LayoutRules::Std140),
+        naga::AddressSpace::Uniform => Some(uniform),
         _ => None,
     }
+}
+
+/// The rules of the module's uniform buffers, read from the layout naga computed: std140
+/// (GLSL's uniform blocks, and every WGSL uniform buffer std140 lays out the same way)
+/// unless a uniform buffer holds a matrix whose columns naga places closer than std140's
+/// 16 bytes (WGSL's `matCx2<f32>`, `f16` matrices; a SPIR-V `MatrixStride` of 8), in which
+/// case std430 — WGSL's layout in every address space. Whether each buffer then matches
+/// the chosen rules exactly is [`ModuleLowerer::check_buffer_layout`]'s to say.
+pub(crate) fn uniform_rules(naga: &naga::Module, layouter: &naga::proc::Layouter) -> LayoutRules {
+    let mut stack: Vec<Handle<naga::Type>> = naga
+        .global_variables
+        .iter()
+        .filter(|(_, g)| g.space == naga::AddressSpace::Uniform)
+        .map(|(_, g)| g.ty)
+        .collect();
+    let mut seen = vec![false; naga.types.len()];
+    while let Some(ty) = stack.pop() {
+        if std::mem::replace(&mut seen[ty.index()], true) {
+            continue;
+        }
+        match &naga.types[ty].inner {
+            // naga places columns at the column vector's alignment (its SPIR-V reader
+            // refuses any other `MatrixStride`); std140 rounds that up to 16.
+            TypeInner::Matrix { .. } if layouter[ty].alignment.round_up(1) < 16 => {
+                return LayoutRules::Std430;
+            }
+            TypeInner::Array { base, .. } => stack.push(*base),
+            TypeInner::Struct { members, .. } => stack.extend(members.iter().map(|m| m.ty)),
+            _ => {}
+        }
+    }
+    LayoutRules::Std140
 }
 
 fn texel_format(format: naga::StorageFormat, span: Span) -> Result<TexelFormat> {
@@ -365,7 +398,7 @@ impl ModuleLowerer<'_> {
             .naga
             .global_variables
             .iter()
-            .filter(|(_, g)| buffer_rules(g.space).is_some())
+            .filter(|(_, g)| buffer_rules(g.space, LayoutRules::Std140).is_some())
             .map(|(_, g)| g.ty)
             .collect();
         while let Some(ty) = stack.pop() {

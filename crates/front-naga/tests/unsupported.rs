@@ -273,17 +273,29 @@ fn storage_texture_formats_oxir_lacks() {
 }
 
 #[test]
-fn buffer_layouts_the_binding_rules_cannot_express() {
-    assert_refused(
-        "struct U { m: mat2x2<f32> }
+fn uniform_mat2x2_makes_the_module_lay_out_uniform_buffers_by_std430() {
+    // WGSL places a `mat2x2<f32>`'s columns 8 bytes apart; std140 cannot, so the module
+    // declares std430 for its uniform buffers (and `f` lands at 16, not std140's 32).
+    let source = "struct U { m: mat2x2<f32>, f: f32 }
 @group(0) @binding(0) var<uniform> u: U;
 @group(0) @binding(1) var<storage, read_write> out: vec2<f32>;
 @compute @workgroup_size(1) fn main() {
-    out = u.m[0];
-}",
-        "buffer layout that std140 cannot express",
-        2,
-    );
+    out = u.m[0] * u.f;
+}";
+    let module = oxir_naga::compile(ShaderSource::Wgsl(source), "m.wgsl", &LowerOptions::default())
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(module.layouts.uniform, oxir_ir::data_layout::LayoutRules::Std430);
+    let text = oxir_ir::printer::print_module(&module, oxir_ir::printer::View::Flat);
+    assert!(text.starts_with("layout uniform std430\n"), "{text}");
+    assert!(text.contains("m: mat2x2<f32> @ 0, f: f32 @ 16"), "{text}");
+    // A uniform buffer std140 lays out as naga does keeps the default rules.
+    let plain = "struct U { m: mat4x4<f32> }
+@group(0) @binding(0) var<uniform> u: U;
+@group(0) @binding(1) var<storage, read_write> out: vec4<f32>;
+@compute @workgroup_size(1) fn main() { out = u.m[0]; }";
+    let module = oxir_naga::compile(ShaderSource::Wgsl(plain), "p.wgsl", &LowerOptions::default())
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(module.layouts.uniform, oxir_ir::data_layout::LayoutRules::Std140);
 }
 
 #[test]

@@ -148,18 +148,6 @@ pub(crate) struct Machine<'m> {
     pub samplers: SecondaryMap<Global, Option<crate::texture::Sampler>>,
 }
 
-fn space_rules(space: AddressSpace) -> LayoutRules {
-    match space {
-        AddressSpace::Uniform => LayoutRules::Std140,
-        AddressSpace::Function
-        | AddressSpace::Private
-        | AddressSpace::Workgroup
-        | AddressSpace::Storage(_)
-        | AddressSpace::PushConstant
-        | AddressSpace::Handle => LayoutRules::Std430,
-    }
-}
-
 fn vec3(v: [u32; 3]) -> Val {
     Val::V(v.iter().map(|&x| u64::from(x)).collect())
 }
@@ -339,7 +327,7 @@ impl<'m> Machine<'m> {
     pub fn global_size(&mut self, g: Global) -> Result<u64, ErrorKind> {
         let gd = &self.module.globals[g];
         self.layouts
-            .size(self.types(), gd.ty, space_rules(gd.space))
+            .size(self.types(), gd.ty, self.module.layout_rules(gd.space))
             .map_err(ErrorKind::Layout)
     }
 
@@ -380,7 +368,7 @@ impl<'m> Machine<'m> {
     /// the value).
     fn init_region(&mut self, g: Global) -> Result<Vec<u8>, ErrorKind> {
         let gd = &self.module.globals[g];
-        let rules = space_rules(gd.space);
+        let rules = self.module.layout_rules(gd.space);
         let size = self.global_size(g)?;
         let size = self.reserve(size, || format!("{} global @{}", gd.space, gd.name))?;
         let mut bytes = vec![0u8; size];
@@ -574,7 +562,9 @@ impl<'m> Machine<'m> {
 
     fn rules_of(&self, r: Region) -> LayoutRules {
         match r {
-            Region::Buffer(g) => space_rules(self.module.globals[Global::from_u32(g)].space),
+            Region::Buffer(g) => self
+                .module
+                .layout_rules(self.module.globals[Global::from_u32(g)].space),
             Region::Workgroup(_)
             | Region::Private(_)
             | Region::Function(_)

@@ -252,11 +252,7 @@ pub fn bindings(module: &Module) -> Result<BTreeMap<(u32, u32), BindingInfo>, Er
             if gd.space == oxir_ir::AddressSpace::Handle {
                 continue;
             }
-            let rules = if gd.space == oxir_ir::AddressSpace::Uniform {
-                oxir_ir::data_layout::LayoutRules::Std140
-            } else {
-                oxir_ir::data_layout::LayoutRules::Std430
-            };
+            let rules = module.layout_rules(gd.space);
             let runtime_sized =
                 oxir_ir::data_layout::runtime_array_tail(&module.types, gd.ty, rules)
                     .map_err(|e| Error::new(ErrorKind::Layout(e.to_string())))?

@@ -123,6 +123,6 @@ pub use entities::{Block, Const, Func, Global, Inst, Type, Value};
 pub use function::{AbiParam, Builtin, Function, FunctionKind, Signature, StageBinding};
 pub use instructions::{BlockCall, InstData, Payload, SwitchTable};
 pub use metadata::{Metadata, SourceLocation, SpillKind};
-pub use module::{GlobalData, Module, ResourceBinding};
+pub use module::{BufferLayouts, GlobalData, Module, ResourceBinding};
 pub use ops::{OpFamily, Opcode, TerminatorOp, TextureOp};
 pub use types::{AddressSpace, Scalar, ScalarKind, StorageAccess, TypeData};

@@ -3,6 +3,7 @@
 use crate::constants::{canonical_scalar_bits, ConstData, ConstKind, ConstStore};
 use crate::entities::{Const, Func, Global, Type};
 use crate::function::Function;
+use crate::data_layout::LayoutRules;
 use crate::types::{AddressSpace, Scalar, TypeData, TypeStore};
 use cranelift_entity::PrimaryMap;
 
@@ -34,6 +35,44 @@ pub struct GlobalData {
     pub binding: Option<ResourceBinding>,
 }
 
+/// The layout rules of the memory a module shares with the host, chosen by the front-end
+/// that computed the layout: WGSL lays out uniform buffers as storage buffers (std430 with
+/// WGSL's extra uniform constraints), GLSL's `uniform` blocks are std140. Storage buffers
+/// and push constants are always std430; workgroup, private and function memory use std430
+/// in every engine that has to lay them out.
+///
+/// The text form writes `layout uniform std430` before the first struct when the rules
+/// differ from the default (std140); the verifier accepts std140 and std430 for uniform
+/// buffers.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct BufferLayouts {
+    /// The rules of every `uniform` global (and of pointers into uniform memory).
+    pub uniform: LayoutRules,
+}
+
+impl Default for BufferLayouts {
+    fn default() -> Self {
+        Self {
+            uniform: LayoutRules::Std140,
+        }
+    }
+}
+
+impl BufferLayouts {
+    /// The rules of memory in `space` under these layouts.
+    pub fn rules(&self, space: AddressSpace) -> LayoutRules {
+        match space {
+            AddressSpace::Uniform => self.uniform,
+            AddressSpace::Storage(_)
+            | AddressSpace::PushConstant
+            | AddressSpace::Function
+            | AddressSpace::Private
+            | AddressSpace::Workgroup
+            | AddressSpace::Handle => LayoutRules::Std430,
+        }
+    }
+}
+
 /// A whole program: the unit the parser reads, the printer writes, the verifier checks
 /// and passes transform. Types and constants are interned module-wide; globals and
 /// functions share one namespace of unique names.
@@ -47,12 +86,20 @@ pub struct Module {
     pub globals: PrimaryMap<Global, GlobalData>,
     /// The functions (definitions and declarations), in text order.
     pub functions: PrimaryMap<Func, Function>,
+    /// The layout rules of host-shared memory.
+    pub layouts: BufferLayouts,
 }
 
 impl Module {
     /// An empty module.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// The layout rules of memory in `space`: the one answer every engine and back-end
+    /// uses, so buffers hold the same bytes everywhere.
+    pub fn layout_rules(&self, space: AddressSpace) -> LayoutRules {
+        self.layouts.rules(space)
     }
 
     /// Appends `function`; name uniqueness is the verifier's to check.

@@ -373,15 +373,19 @@ impl<'a> Parser<'a> {
             match self.peek().clone() {
                 Tok::Eof => break,
                 Tok::Ident(word) => match word {
+                    "layout" => self.layout_decl()?,
                     "struct" => self.struct_decl()?,
                     "const" => self.const_decl()?,
                     "global" => self.global_decl()?,
                     "kernel" | "vertex" | "fragment" | "callable" | "external" => {
                         self.function()?
                     }
-                    _ => return self.unexpected("`struct`, `const`, `global` or a function"),
+                    _ => {
+                        return self
+                            .unexpected("`layout`, `struct`, `const`, `global` or a function")
+                    }
                 },
-                _ => return self.unexpected("`struct`, `const`, `global` or a function"),
+                _ => return self.unexpected("`layout`, `struct`, `const`, `global` or a function"),
             }
         }
         for call in std::mem::take(&mut self.pending_calls) {
@@ -404,6 +408,29 @@ impl<'a> Parser<'a> {
         if self.globals.contains_key(name) || self.functions.contains_key(name) {
             return self.error(format!("`@{name}` is already defined"));
         }
+        Ok(())
+    }
+
+    /// `layout uniform RULES`: the rules of the module's uniform buffers (std140 or std430).
+    fn layout_decl(&mut self) -> PResult<()> {
+        self.expect_keyword("layout")?;
+        let space = self.ident("`uniform`")?;
+        if space != "uniform" {
+            return self.error(format!(
+                "`layout` sets the rules of `uniform` buffers only, not `{space}`"
+            ));
+        }
+        let name = self.ident("a layout rule set (`std140` or `std430`)")?;
+        let rules = match crate::data_layout::LayoutRules::from_name(name) {
+            Some(rules @ (crate::data_layout::LayoutRules::Std140
+            | crate::data_layout::LayoutRules::Std430)) => rules,
+            Some(_) | None => {
+                return self.error(format!(
+                    "uniform buffers are laid out by `std140` or `std430`, not `{name}`"
+                ))
+            }
+        };
+        self.module.layouts.uniform = rules;
         Ok(())
     }
 

@@ -159,6 +159,9 @@ impl Printer<'_> {
     fn module(&mut self, view: View) {
         let m = self.module;
         let mut wrote_section = false;
+        if m.layouts != crate::module::BufferLayouts::default() {
+            let _ = writeln!(self.out, "layout uniform {}\n", m.layouts.uniform);
+        }
         for (_, data) in m.types.iter() {
             if let TypeData::Struct(st) = data {
                 let _ = write!(self.out, "struct %{}", st.name);

@@ -226,7 +226,7 @@ fn element_layout(w: &FnWriter<'_, '_>, ty: Type) -> Result<(Type, u32, u32), Er
     let layout = oxir_ir::data_layout::layout_of(
         types,
         ty,
-        super::rules_for(oxir_ir::AddressSpace::Function),
+        w.state.module.layout_rules(oxir_ir::AddressSpace::Function),
     )
     .map_err(|e| w.fail(e.to_string()))?;
     let stride = layout

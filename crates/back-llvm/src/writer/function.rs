@@ -7,7 +7,7 @@
 //! one by-value parameter, `ptr byval(MEM) align A`. Private globals are entry allocas,
 //! initialised from their constant; function-space allocas are entry allocas too.
 
-use super::{internal, rules_for, ModuleState};
+use super::{internal, ModuleState};
 use crate::lowering::{lowering, ArithOp, CompositeOp, Lowering, MatrixOp};
 use crate::target::Invocation;
 use crate::types::{self, const_literal};
@@ -51,7 +51,7 @@ pub fn kernel_params(
     for (_, g) in bound {
         let data = &module.globals[g];
         let name = symbols.legalise(&data.name);
-        let rules = rules_for(data.space);
+        let rules = module.layout_rules(data.space);
         match data.space {
             AddressSpace::Storage(_) => {
                 let ptr = types::pointer(target.storage_space);
@@ -365,7 +365,7 @@ fn prologue(w: &mut FnWriter<'_, '_>) -> Result<(), Error> {
         if data.space != AddressSpace::Private {
             continue;
         }
-        let rules = rules_for(data.space);
+        let rules = module.layout_rules(data.space);
         let mem = types::mem(&module.types, data.ty, rules).map_err(|e| w.fail(e))?;
         let align = layout_of(&module.types, data.ty, rules)
             .map_err(|e| w.fail(e.to_string()))?
@@ -400,7 +400,7 @@ fn prologue(w: &mut FnWriter<'_, '_>) -> Result<(), Error> {
                 TypeData::Pointer { space, pointee } => (*space, *pointee),
                 _ => return Err(w.fail("alloca of a non-pointer type")),
             };
-            let rules = rules_for(space);
+            let rules = w.state.module.layout_rules(space);
             let mem = types::mem(&module.types, pointee, rules).map_err(|e| w.fail(e))?;
             let align = layout_of(&module.types, pointee, rules)
                 .map_err(|e| w.fail(e.to_string()))?
@@ -421,7 +421,7 @@ fn scratch(w: &mut FnWriter<'_, '_>, inst: Inst, data: &InstData) -> Result<(), 
     if let TypeData::Vector { .. } = w.type_data(ty)? {
         return Ok(());
     }
-    let rules = rules_for(AddressSpace::Function);
+    let rules = w.state.module.layout_rules(AddressSpace::Function);
     let types = &w.state.module.types;
     let mem = types::mem(types, ty, rules).map_err(|e| w.fail(e))?;
     let align = layout_of(types, ty, rules)

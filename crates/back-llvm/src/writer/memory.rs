@@ -19,7 +19,6 @@
 
 use super::function::FnWriter;
 use super::robust::Use;
-use super::rules_for;
 use crate::lowering::{AtomicOp, MemoryOp, Register};
 use crate::target::Invocation;
 use crate::types::{self, scalar};
@@ -30,7 +29,7 @@ use oxir_ir::{AddressSpace, Global, Inst, InstData, Type, Value, ValueDef};
 
 impl FnWriter<'_, '_> {
     pub(crate) fn layout(&self, ty: Type, space: AddressSpace) -> Result<TypeLayout, Error> {
-        layout_of(&self.state.module.types, ty, rules_for(space))
+        layout_of(&self.state.module.types, ty, self.state.module.layout_rules(space))
             .map_err(|e| self.fail(e.to_string()))
     }
 
@@ -381,7 +380,7 @@ pub(crate) fn write_memory(
             let (offset, stride) = runtime_array_tail(
                 &w.state.module.types,
                 gty,
-                rules_for(w.state.module.globals[g].space),
+                w.state.module.layout_rules(w.state.module.globals[g].space),
             )
             .map_err(|e| w.fail(e.to_string()))?
             .ok_or_else(|| w.fail("array_length of a sized buffer"))?;

@@ -26,26 +26,13 @@ mod robust;
 use crate::target::{Invocation, TargetDesc};
 use crate::types;
 use crate::{Error, Location};
-use oxir_ir::data_layout::{layout_of, LayoutRules};
+use oxir_ir::data_layout::layout_of;
 use oxir_ir::{AddressSpace, ConstKind, FunctionKind, Module};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
 pub use function::{kernel_params, KernelParam};
 
-/// The layout rules of memory in `space`: the interpreter's and the SPIR-V back-end's,
-/// so buffers hold the same bytes on every target.
-pub(crate) fn rules_for(space: AddressSpace) -> LayoutRules {
-    match space {
-        AddressSpace::Uniform => LayoutRules::Std140,
-        AddressSpace::Storage(_)
-        | AddressSpace::PushConstant
-        | AddressSpace::Function
-        | AddressSpace::Private
-        | AddressSpace::Workgroup
-        | AddressSpace::Handle => LayoutRules::Std430,
-    }
-}
 
 /// Symbol names legal in PTX (`[A-Za-z_][A-Za-z0-9_]*`), unique, assigned in module
 /// order: an illegal character becomes `_`, a leading digit or libdevice's `__nv_` prefix
@@ -129,7 +116,7 @@ pub(crate) fn write(module: &Module, target: &TargetDesc) -> Result<String, Erro
             // Host: the context's workgroup memory block (`host_abi`), no global.
             continue;
         }
-        let rules = rules_for(data.space);
+        let rules = module.layout_rules(data.space);
         let mem = types::mem(&module.types, data.ty, rules).map_err(internal)?;
         let align = layout_of(&module.types, data.ty, rules)
             .map_err(|e| internal(e.to_string()))?

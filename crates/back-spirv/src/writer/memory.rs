@@ -25,7 +25,7 @@ impl Writer<'_> {
                     self.barrier(spirv::Scope::Workgroup, workgroup_semantics())?;
                 }
                 let (space, pointee) = self.pointer_space(f, args[0])?;
-                let lay = space_lay(space);
+                let lay = space_lay(self.m, space);
                 let lt = self.memory_type(f, args[0], pointee, lay)?;
                 if lay == Lay::None
                     || !matches!(
@@ -44,7 +44,7 @@ impl Writer<'_> {
             }
             Store => {
                 let (space, pointee) = self.pointer_space(f, args[0])?;
-                let lay = space_lay(space);
+                let lay = space_lay(self.m, space);
                 let st = self.memory_type(f, args[0], pointee, lay)?;
                 let v = self.relayout_as(a[1], pointee, Lay::None, lay, Some(st), None)?;
                 self.op(Op::Store, None, None, Self::ids(&[a[0], v]))?;

@@ -127,10 +127,19 @@ impl Lay {
     }
 }
 
-pub(crate) fn space_lay(space: AddressSpace) -> Lay {
+/// The layout variant of memory in `space` of module `m`: buffers by the module's rules
+/// ([`Module::layout_rules`]), other memory none.
+pub(crate) fn space_lay(m: &Module, space: AddressSpace) -> Lay {
+    let buffer = || match m.layout_rules(space) {
+        LayoutRules::Std140 => Lay::Std140,
+        // The verifier admits std140 and std430 only; std430 is what every other rule
+        // set would have to be legalised to anyway.
+        LayoutRules::Std430 | LayoutRules::Scalar | LayoutRules::Metal | LayoutRules::C => {
+            Lay::Std430
+        }
+    };
     match space {
-        AddressSpace::Storage(_) | AddressSpace::PushConstant => Lay::Std430,
-        AddressSpace::Uniform => Lay::Std140,
+        AddressSpace::Storage(_) | AddressSpace::PushConstant | AddressSpace::Uniform => buffer(),
         AddressSpace::Function
         | AddressSpace::Private
         | AddressSpace::Workgroup

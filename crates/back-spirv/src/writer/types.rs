@@ -75,7 +75,7 @@ impl Writer<'_> {
             }
             TypeData::Struct(_) => self.struct_type(ty, lay, false)?,
             TypeData::Pointer { space, pointee } => {
-                let p = self.type_lay(*pointee, space_lay(*space))?;
+                let p = self.type_lay(*pointee, space_lay(self.m, *space))?;
                 self.type_pointer(storage_class(*space), p)
             }
             TypeData::Texture { .. }
@@ -238,7 +238,7 @@ impl Writer<'_> {
                 continue;
             }
             let class = storage_class(data.space);
-            let lay = space_lay(data.space);
+            let lay = space_lay(self.m, data.space);
             let is_buffer = lay != Lay::None;
             let (var_ty, wrapped) = if is_buffer {
                 self.block_type(data.ty, lay)?

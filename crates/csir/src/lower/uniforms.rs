@@ -5,7 +5,7 @@
 use super::{Loc, LowerError, Lowerer, VRec};
 use crate::interface::{IfaceType, Uniform};
 use crate::record::Op;
-use oxir_ir::data_layout::{LayoutCache, LayoutRules};
+use oxir_ir::data_layout::LayoutCache;
 use oxir_ir::types::TypeData;
 use oxir_ir::{AddressSpace, Global, Type, Value, ValueDef};
 
@@ -43,7 +43,7 @@ impl Lowerer<'_> {
             return self.pool("uniform slot", self.limits.uniform_slots);
         }
         let (group, binding) = gd.binding.map(|b| (b.group, b.binding)).unwrap_or((0, 0));
-        let mut cache = LayoutCache::new(LayoutRules::Std140);
+        let mut cache = LayoutCache::new(self.module.layout_rules(AddressSpace::Uniform));
         let mut leaves = Vec::new();
         self.leaves(&mut cache, gd.ty, gd.name.clone(), 0, base, &mut leaves)?;
         for mut u in leaves {

@@ -186,10 +186,27 @@ fn scalar_is_valid(s: Scalar) -> bool {
 impl Verifier<'_> {
     /// Points 2–4: types, constants, globals and names.
     pub(crate) fn check_module_items(&mut self) {
+        self.check_layouts();
         self.check_types();
         self.check_constants();
         self.check_globals();
         self.check_names();
+    }
+
+    /// Uniform buffers are laid out by std140 or std430 (what a front-end computes and
+    /// every back-end can express); the other rule sets are refused.
+    fn check_layouts(&mut self) {
+        let rules = self.module.layouts.uniform;
+        match rules {
+            crate::data_layout::LayoutRules::Std140 | crate::data_layout::LayoutRules::Std430 => {}
+            crate::data_layout::LayoutRules::Scalar
+            | crate::data_layout::LayoutRules::Metal
+            | crate::data_layout::LayoutRules::C => self.report(
+                ErrorKind::MalformedType,
+                Location::Module,
+                format!("uniform buffers are laid out by std140 or std430, not {rules}"),
+            ),
+        }
     }
 
     fn check_types(&mut self) {

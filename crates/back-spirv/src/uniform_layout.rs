@@ -93,11 +93,7 @@ fn violation(
     }
 }
 
-fn stride_violation(
-    stride: Option<u32>,
-    what: &str,
-    shown: &dyn Fn() -> String,
-) -> Option<String> {
+fn stride_violation(stride: Option<u32>, what: &str, shown: &dyn Fn() -> String) -> Option<String> {
     let stride = stride?;
     (stride % 16 != 0).then(|| format!("`{}` has {what} {stride}", shown()))
 }
@@ -175,6 +171,9 @@ mod tests {
         });
         let u = block(&mut types, vec![("s", inner), ("after", f)]);
         let found = extended_alignment_violation(&types, u, LayoutRules::Std430).unwrap();
-        assert_eq!(found.as_deref(), Some("member `after` of `%U` is at offset 4"));
+        assert_eq!(
+            found.as_deref(),
+            Some("member `after` of `%U` is at offset 4")
+        );
     }
 }

@@ -113,8 +113,7 @@ pub fn run(args: RunArgs) -> Result<(), Failure> {
                 },
                 bounds_checks: args.bounds_checks.unwrap_or_default(),
                 fast_math: args.fast_math,
-                target_env: if module.layouts.uniform == oxir_ir::data_layout::LayoutRules::Std430
-                {
+                target_env: if module.layouts.uniform == oxir_ir::data_layout::LayoutRules::Std430 {
                     oxir_driver::TargetEnv::Vulkan1_2
                 } else {
                     oxir_driver::TargetEnv::default()

@@ -282,9 +282,16 @@ fn uniform_mat2x2_makes_the_module_lay_out_uniform_buffers_by_std430() {
 @compute @workgroup_size(1) fn main() {
     out = u.m[0] * u.f;
 }";
-    let module = oxir_naga::compile(ShaderSource::Wgsl(source), "m.wgsl", &LowerOptions::default())
-        .unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(module.layouts.uniform, oxir_ir::data_layout::LayoutRules::Std430);
+    let module = oxir_naga::compile(
+        ShaderSource::Wgsl(source),
+        "m.wgsl",
+        &LowerOptions::default(),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        module.layouts.uniform,
+        oxir_ir::data_layout::LayoutRules::Std430
+    );
     let text = oxir_ir::printer::print_module(&module, oxir_ir::printer::View::Flat);
     assert!(text.starts_with("layout uniform std430\n"), "{text}");
     assert!(text.contains("m: mat2x2<f32> @ 0, f: f32 @ 16"), "{text}");
@@ -293,9 +300,16 @@ fn uniform_mat2x2_makes_the_module_lay_out_uniform_buffers_by_std430() {
 @group(0) @binding(0) var<uniform> u: U;
 @group(0) @binding(1) var<storage, read_write> out: vec4<f32>;
 @compute @workgroup_size(1) fn main() { out = u.m[0]; }";
-    let module = oxir_naga::compile(ShaderSource::Wgsl(plain), "p.wgsl", &LowerOptions::default())
-        .unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(module.layouts.uniform, oxir_ir::data_layout::LayoutRules::Std140);
+    let module = oxir_naga::compile(
+        ShaderSource::Wgsl(plain),
+        "p.wgsl",
+        &LowerOptions::default(),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        module.layouts.uniform,
+        oxir_ir::data_layout::LayoutRules::Std140
+    );
 }
 
 #[test]

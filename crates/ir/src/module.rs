@@ -1,9 +1,9 @@
 //! The module: interned types and constants, globals, and functions.
 
 use crate::constants::{canonical_scalar_bits, ConstData, ConstKind, ConstStore};
+use crate::data_layout::LayoutRules;
 use crate::entities::{Const, Func, Global, Type};
 use crate::function::Function;
-use crate::data_layout::LayoutRules;
 use crate::types::{AddressSpace, Scalar, TypeData, TypeStore};
 use cranelift_entity::PrimaryMap;
 

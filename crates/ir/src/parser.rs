@@ -422,8 +422,10 @@ impl<'a> Parser<'a> {
         }
         let name = self.ident("a layout rule set (`std140` or `std430`)")?;
         let rules = match crate::data_layout::LayoutRules::from_name(name) {
-            Some(rules @ (crate::data_layout::LayoutRules::Std140
-            | crate::data_layout::LayoutRules::Std430)) => rules,
+            Some(
+                rules @ (crate::data_layout::LayoutRules::Std140
+                | crate::data_layout::LayoutRules::Std430),
+            ) => rules,
             Some(_) | None => {
                 return self.error(format!(
                     "uniform buffers are laid out by `std140` or `std430`, not `{name}`"

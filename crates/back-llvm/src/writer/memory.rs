@@ -29,8 +29,12 @@ use oxir_ir::{AddressSpace, Global, Inst, InstData, Type, Value, ValueDef};
 
 impl FnWriter<'_, '_> {
     pub(crate) fn layout(&self, ty: Type, space: AddressSpace) -> Result<TypeLayout, Error> {
-        layout_of(&self.state.module.types, ty, self.state.module.layout_rules(space))
-            .map_err(|e| self.fail(e.to_string()))
+        layout_of(
+            &self.state.module.types,
+            ty,
+            self.state.module.layout_rules(space),
+        )
+        .map_err(|e| self.fail(e.to_string()))
     }
 
     /// The space and pointee of pointer value `p`.

@@ -33,7 +33,6 @@ use std::fmt::Write;
 
 pub use function::{kernel_params, KernelParam};
 
-
 /// Symbol names legal in PTX (`[A-Za-z_][A-Za-z0-9_]*`), unique, assigned in module
 /// order: an illegal character becomes `_`, a leading digit or libdevice's `__nv_` prefix
 /// gets a `_` in front, and a name already taken gets `_N`. Kernel parameters are

@@ -77,7 +77,17 @@ fn violation(
                         let size = layout_of(types, member.ty, rules).map_err(|e| e.to_string())?;
                         (offset + u64::from(size.size)).div_ceil(16) * 16
                     }
-                    _ => 0,
+                    TypeData::Void
+                    | TypeData::Scalar(_)
+                    | TypeData::Vector { .. }
+                    | TypeData::Matrix { .. }
+                    | TypeData::Array { .. }
+                    | TypeData::RuntimeArray { .. }
+                    | TypeData::Pointer { .. }
+                    | TypeData::Texture { .. }
+                    | TypeData::StorageTexture { .. }
+                    | TypeData::Sampler { .. }
+                    | TypeData::Opaque(_) => 0,
                 };
             }
             Ok(None)

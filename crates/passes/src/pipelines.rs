@@ -10,8 +10,7 @@
 //!   verify(unique merges, canonical break/continue)`.
 //! - `ssa-optimization`, the optimiser on plain SSA after `normalize` (what `-O` adds):
 //!   `private-to-function → sroa → mem2reg`, the [`SSA_ROUND`] passes repeated to a fixed point
-//!   (at most [`SSA_ROUND_LIMIT`] rounds), `dead-global-elim → dce`, then
-//!   `verify(reachable blocks)`;
+//!   (at most [`SSA_ROUND_LIMIT`] rounds), then `verify(reachable blocks)`;
 //! - `post-restructure-cleanup`, after `structurize` (and the `mem2reg` a structured
 //!   back-end runs after it): [`POST_RESTRUCTURE_ROUND`] to a fixed point.
 //! - `basic-optimization` ([`BASIC_OPTIMIZATION`]) and `post-inline-cleanup`
@@ -81,6 +80,9 @@ impl Optimizer {
 ///   (constants of integer chains together, for `const-fold` next round), `cvp`;
 /// - `gvn` (forwarded stores give `const-fold` new constants next round), then
 ///   `dead-store-elimination` of the stores it made dead;
+/// - `dead-global-elim`: write-only private and workgroup globals with their stores and
+///   accesses — in the round, because what computed the stored values (a bounds-checked
+///   load and its branch, say) is left for `simplify-cfg` and `adce` to remove;
 /// - `div-rem-pairs`;
 /// - `simplify-cfg` (folds the branches on constant conditions, merges blocks — longer
 ///   single-predecessor chains for `gvn`),
@@ -100,6 +102,7 @@ pub const SSA_ROUND: &[&str] = &[
     "cvp",
     "gvn",
     "dead-store-elimination",
+    "dead-global-elim",
     "div-rem-pairs",
     "simplify-cfg",
     "phi-cleanup",
@@ -274,9 +277,6 @@ pub fn ssa_optimization_with(optimizer: Optimizer) -> PassPipeline {
     add(&mut p, "sroa");
     add(&mut p, "mem2reg");
     p.add_fixed_point("ssa-round", group(SSA_ROUND, optimizer), SSA_ROUND_LIMIT);
-    // Write-only private and workgroup globals, and what computed their addresses.
-    add(&mut p, "dead-global-elim");
-    add(&mut p, "dce");
     let reachable = VerifierOptions {
         require_reachable_blocks: true,
         ..VerifierOptions::default()

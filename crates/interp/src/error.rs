@@ -154,9 +154,6 @@ pub enum ErrorKind {
         /// The shape, as `multisampled arrayed 3d` and the like.
         shape: String,
     },
-    /// A vector or matrix operation on integer operands it is not defined on.
-    #[error("`{0}` on integers")]
-    NotOnIntegers(Opcode),
     /// The layout engine or the memory model refused a type.
     #[error("{0}")]
     Layout(String),

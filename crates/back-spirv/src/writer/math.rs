@@ -1,5 +1,8 @@
 //! Float math (GLSL.std.450), vector reductions, matrices, conversions and composites.
 //!
+//! `length` and `distance` of scalars are `FAbs(x)` and `FAbs(a - b)`, as WGSL defines
+//! them, not GLSL.std.450 `Length`, which drivers evaluate as `sqrt(x * x)`.
+//!
 //! `extract_dynamic` / `insert_dynamic` on arrays and matrices go through a function-space
 //! temporary declared in the function prologue (SPIR-V has no dynamic composite index
 //! outside vectors).
@@ -19,6 +22,15 @@ impl Writer<'_> {
         let simple = |this: &mut Self, o: Op| this.op(o, rt, rid, Self::ids(a));
         use MathOp::*;
         match op {
+            // WGSL: the length of a scalar is its magnitude, not `sqrt(x * x)` (which a
+            // driver computes as written, overflowing for |x| above 2^64 in f32).
+            Glsl(GLOp::Length) if self.lanes(aty(0)) == 1 => {
+                self.ext(rt_, rid, GLOp::FAbs, a)?;
+            }
+            Glsl(GLOp::Distance) if self.lanes(aty(0)) == 1 => {
+                let d = self.op(Op::FSub, rt, None, Self::ids(a))?;
+                self.ext(rt_, rid, GLOp::FAbs, &[d])?;
+            }
             Glsl(g) => {
                 self.ext(rt_, rid, g, a)?;
             }

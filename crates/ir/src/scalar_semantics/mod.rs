@@ -32,7 +32,9 @@
 //!   `clamp(e, lo, hi) = min(max(e, lo), hi)`; `sign(NaN) = 0` and `sign(±0) = ±0`;
 //!   `round` rounds half away from zero, `round_even` half to even; `fract(x) = x -
 //!   floor(x)`; `saturate` clamps to [0, 1]; `step(edge, x)` is 0 when `x < edge`,
-//!   else 1. The elementary functions (`sin`, `exp`, `pow`, ...; see
+//!   else 1. `smoothstep` and `mix` follow WGSL's formulas with every step rounded to the
+//!   type (`t = clamp((x - lo) / (hi - lo), 0, 1)`, `t·t·(3 - 2t)`; `a·(1 - t) + b·t`),
+//!   as the vector and matrix built-ins of [`composite`] do. The elementary functions (`sin`, `exp`, `pow`, ...; see
 //!   [`crate::ops::OpFamily::ElementaryFunction`]) use the host's libm: GPUs approximate
 //!   them, so constant folding must not evaluate them (the op table marks them not
 //!   foldable), and so are `sqrt`, `inverse_sqrt`, `fma`, `smoothstep` and `mix`.
@@ -49,6 +51,9 @@
 use crate::constants::canonical_scalar_bits;
 use crate::{Opcode, Scalar, ScalarKind};
 
+pub mod composite;
+#[cfg(test)]
+mod composite_tests;
 #[cfg(test)]
 mod tests;
 
@@ -68,6 +73,11 @@ pub enum ScalarError {
         /// The scalar type it was asked to operate on.
         scalar: Scalar,
     },
+    /// The operands of a composite built-in ([`composite`]) have shapes it is not defined
+    /// on (lengths that differ, `cross` of other than three lanes, a matrix that is not
+    /// square); the verifier's type rules rule this out for valid modules.
+    #[error("`{0}` is not defined on operands of these shapes")]
+    Shape(Opcode),
 }
 
 /// One-operand lane operations; [`unary`] evaluates them.
@@ -645,22 +655,32 @@ pub fn ternary(op: Opcode, s: Scalar, a: u64, b: u64, c: u64) -> Result<u64, Sca
 }
 
 fn float_ternary(op: TernaryOp, s: Scalar, a: u64, b: u64, c: u64) -> u64 {
-    let (x, y, z) = (to_f64(s, a), to_f64(s, b), to_f64(s, c));
-    let v = match op {
+    // Float lane operations on float operands always have a result.
+    let f = |op: Opcode, x: u64, y: u64| binary(op, s, x, y).unwrap_or(x);
+    let k = |v: f64| from_f64(s, v);
+    match op {
         TernaryOp::Fma if s.bits == 32 => {
-            return u64::from((x as f32).mul_add(y as f32, z as f32).to_bits());
+            let (x, y, z) = (to_f64(s, a), to_f64(s, b), to_f64(s, c));
+            u64::from((x as f32).mul_add(y as f32, z as f32).to_bits())
         }
-        TernaryOp::Fma => x.mul_add(y, z),
+        TernaryOp::Fma => from_f64(s, to_f64(s, a).mul_add(to_f64(s, b), to_f64(s, c))),
+        // WGSL: t = clamp((x - low) / (high - low), 0, 1); t * t * (3 - 2 * t), each
+        // step rounded to the type.
         TernaryOp::Smoothstep => {
-            let t = ((z - x) / (y - x)).clamp(0.0, 1.0);
-            t * t * (3.0 - 2.0 * t)
+            let q = f(Opcode::Div, f(Opcode::Sub, c, a), f(Opcode::Sub, b, a));
+            let t = f(Opcode::Min, f(Opcode::Max, q, k(0.0)), k(1.0));
+            let tail = f(Opcode::Sub, k(3.0), f(Opcode::Mul, k(2.0), t));
+            f(Opcode::Mul, f(Opcode::Mul, t, t), tail)
         }
-        TernaryOp::Mix => x * (1.0 - z) + y * z,
+        // WGSL: mix(a, b, t) = a * (1 - t) + b * t, each step rounded to the type.
+        TernaryOp::Mix => {
+            let left = f(Opcode::Mul, a, f(Opcode::Sub, k(1.0), c));
+            f(Opcode::Add, left, f(Opcode::Mul, b, c))
+        }
         // Not reached from `ternary` (which clamps through `min` and `max` for every
         // numeric type); the same value.
-        TernaryOp::Clamp => x.max(y).min(z),
-    };
-    from_f64(s, v)
+        TernaryOp::Clamp => f(Opcode::Min, f(Opcode::Max, a, b), c),
+    }
 }
 
 /// `select cond, if_true, if_false` on one lane: `cond` is a canonical bool.

@@ -49,8 +49,11 @@
 use crate::constants::canonical_scalar_bits;
 use crate::{Opcode, Scalar, ScalarKind};
 
+mod decompose;
 #[cfg(test)]
 mod tests;
+
+pub use decompose::{frexp, ldexp, modf};
 
 /// Why a scalar-semantics function refused an operation.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -180,6 +183,14 @@ pub enum LaneOp {
     Convert,
     /// [`bitcast`] (lane by lane when the lane widths agree).
     Bitcast,
+    /// [`ldexp`]: a float lane and an `i32` exponent lane, a float lane out.
+    Ldexp,
+    /// [`frexp`]: one float lane to a significand lane and an `i32` exponent lane (the
+    /// members of the op's struct result).
+    Frexp,
+    /// [`modf`]: one float lane to a fractional and a whole lane (the members of the op's
+    /// struct result).
+    Modf,
 }
 
 /// The lane semantics of `op`, or `None` when it has none here: composites, memory,
@@ -265,6 +276,9 @@ pub fn lane_op(op: Opcode) -> Option<LaneOp> {
         Radians => U(UnaryOp::Radians),
         Convert => LaneOp::Convert,
         Bitcast => LaneOp::Bitcast,
+        Ldexp => LaneOp::Ldexp,
+        Frexp => LaneOp::Frexp,
+        Modf => LaneOp::Modf,
         Dot
         | Cross
         | Length

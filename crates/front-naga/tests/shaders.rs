@@ -272,8 +272,8 @@ fn project_shaders_cover_every_statement_and_expression_kind() {
         missing.is_empty(),
         "expression kinds not covered: {missing:?}"
     );
-    // Every naga math function but the refused `Frexp` / `Ldexp` and the GLSL-only
-    // `Outer` and `Inverse`, which `lit.frag` covers in part.
+    // Every naga math function but the GLSL-only `Outer` and `Inverse`, which `lit.frag`
+    // covers in part.
     assert!(
         math.len() >= 70,
         "math functions covered: {}: {math:?}",

@@ -167,26 +167,6 @@ fn depth_comparison_with_implicit_level() {
 }
 
 #[test]
-fn exponent_manipulation() {
-    assert_refused(
-        "@group(0) @binding(0) var<storage, read_write> out: f32;
-@compute @workgroup_size(1) fn main() {
-    out = ldexp(out, 3);
-}",
-        "`ldexp`",
-        3,
-    );
-    assert_refused(
-        "@group(0) @binding(0) var<storage, read_write> out: f32;
-@compute @workgroup_size(1) fn main() {
-    out = frexp(out).fract;
-}",
-        "`frexp`",
-        3,
-    );
-}
-
-#[test]
 fn floating_point_atomics() {
     assert_refused(
         "@group(0) @binding(0) var<storage, read_write> total: atomic<f32>;

@@ -103,6 +103,7 @@ pub fn cases() -> Vec<Case> {
         "tests/shaders/bounds_textures.wgsl",
         "tests/shaders/copy_layouts.wgsl",
         "tests/shaders/helpers.wgsl",
+        "tests/shaders/float_decomposition.wgsl",
     ]
     .iter()
     .map(|f| PathBuf::from(path(f)))

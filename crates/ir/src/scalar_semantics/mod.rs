@@ -36,6 +36,9 @@
 //!   [`crate::ops::OpFamily::ElementaryFunction`]) use the host's libm: GPUs approximate
 //!   them, so constant folding must not evaluate them (the op table marks them not
 //!   foldable), and so are `sqrt`, `inverse_sqrt`, `fma`, `smoothstep` and `mix`.
+//! - **Exponents** ([`ldexp`], [`frexp`], [`modf`]): `x * 2^e` rounded once; the
+//!   significand in [0.5, 1) and exponent (`(±0, 0)` for zeros); the fractional and
+//!   whole parts with the sign of `x` (see the `decompose` module).
 //! - **Conversions** ([`convert`]): float to integer truncates toward zero, saturates to
 //!   the target range and maps NaN to 0 (WGSL); integer to float rounds to nearest even;
 //!   to `bool` compares with zero (so NaN converts to true); `bool` to a number is 0 or

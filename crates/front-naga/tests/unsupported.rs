@@ -117,17 +117,6 @@ fn pipeline_overridable_constants() {
 }
 
 #[test]
-fn invariant_position() {
-    assert_refused(
-        "@vertex fn main(@builtin(vertex_index) i: u32) -> @builtin(position) @invariant vec4<f32> {
-    return vec4<f32>(f32(i));
-}",
-        "`@invariant` position",
-        2,
-    );
-}
-
-#[test]
 fn texture_gather() {
     assert_refused(
         "@group(0) @binding(0) var t: texture_2d<f32>;

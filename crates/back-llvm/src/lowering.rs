@@ -273,6 +273,9 @@ pub(crate) fn lowering(op: Opcode) -> Lowering {
         O::Step => Math(MathOp::Step),
         O::Smoothstep => Math(MathOp::Smoothstep),
         O::Mix => Math(MathOp::Mix),
+        O::Ldexp | O::Frexp | O::Modf => {
+            Refused("ldexp, frexp and modf (not written for LLVM yet)")
+        }
         O::Degrees => Math(MathOp::Scale(180.0 / std::f64::consts::PI)),
         O::Radians => Math(MathOp::Scale(std::f64::consts::PI / 180.0)),
         O::Dot => Math(MathOp::Dot),

@@ -451,7 +451,7 @@ impl Checker<'_> {
             Sin | Cos | Tan | Asin | Acos | Atan | Atan2 | Sinh | Cosh | Tanh | Asinh | Acosh
             | Atanh | Exp | Exp2 | Exp10 | Log | Log2 | Log10 | Pow | Sqrt | InverseSqrt | Ceil
             | Floor | Fract | Trunc | Round | RoundEven | Fma | CopySign | Saturate | Step
-            | Smoothstep | Mix | Degrees | Radians => {}
+            | Smoothstep | Mix | Degrees | Radians | Ldexp | Frexp | Modf => {}
             Dot | Cross | Length | Distance | Normalize | Reflect | FaceForward | ReduceAdd
             | ReduceMul | ReduceMin | ReduceMax | OuterProduct | MatrixTimesMatrix
             | MatrixTimesVector | VectorTimesMatrix | MatrixTimesScalar | Transpose

@@ -172,6 +172,7 @@ fn vertex_locations_interpolation_and_builtins() {
     }
     let pos = builtin(&m, BuiltIn::Position);
     assert_eq!(storage_class(&m, pos), Some(StorageClass::Output));
+    assert!(!has(&m, pos, Decoration::Invariant));
     let vi = builtin(&m, BuiltIn::VertexIndex);
     assert_eq!(storage_class(&m, vi), Some(StorageClass::Input));
     assert!(modes(&m).is_empty(), "{:?}", modes(&m));
@@ -509,4 +510,26 @@ block0(v0: f32, v1: u32, v2: f32):
     // An unused `sample_index` is declared for the same reason.
     let _ = builtin(&m, BuiltIn::SampleId);
     assert!(capabilities(&m).contains(&Capability::SampleRateShading));
+}
+
+/// `invariant` on a vertex position (WGSL `@invariant`) is the `Invariant` decoration on
+/// the `Position` output, and the module passes `spirv-val`.
+#[test]
+fn invariant_position_is_decorated() {
+    let text = VERTEX.replace(
+        "-> (vec4<f32> builtin(position),",
+        "-> (vec4<f32> builtin(position) invariant,",
+    );
+    assert_ne!(text, VERTEX);
+    let m = compile(&text, TargetEnv::Vulkan1_1);
+    let pos = builtin(&m, BuiltIn::Position);
+    assert_eq!(storage_class(&m, pos), Some(StorageClass::Output));
+    assert!(has(&m, pos, Decoration::Invariant));
+    let flat = location(&m, 0, StorageClass::Output);
+    assert!(!has(&m, flat, Decoration::Invariant));
+    if oxir_test_support::spirv_val::have_spirv_val("invariant_position_is_decorated") {
+        let words = rspirv::binary::Assemble::assemble(&m);
+        let checked = oxir_test_support::spirv_val::spirv_val(&words, "vulkan1.1");
+        assert_eq!(checked, Ok(()));
+    }
 }

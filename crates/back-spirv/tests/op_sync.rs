@@ -33,7 +33,23 @@ enum T {
     V(Scalar, u8),
     M(u8, u8),
     Arr4F32,
+    /// `struct { a: lanes of the first scalar, b: as many lanes of the second }` (the
+    /// results of `frexp` and `modf`; not in the pool of operand types).
+    Pair(Scalar, u8, Scalar),
 }
+
+/// The declared results tried for `frexp` and `modf`: their structs for f32, vec3<f32>,
+/// f16 and vec2<f64> operands.
+const DECOMPOSITIONS: &[T] = &[
+    T::Pair(Scalar::F32, 1, Scalar::I32),
+    T::Pair(Scalar::F32, 3, Scalar::I32),
+    T::Pair(Scalar::F16, 1, Scalar::I32),
+    T::Pair(Scalar::F64, 2, Scalar::I32),
+    T::Pair(Scalar::F32, 1, Scalar::F32),
+    T::Pair(Scalar::F32, 3, Scalar::F32),
+    T::Pair(Scalar::F16, 1, Scalar::F16),
+    T::Pair(Scalar::F64, 2, Scalar::F64),
+];
 
 const POOL: &[T] = &[
     T::S(Scalar::F32),
@@ -68,6 +84,23 @@ fn intern(m: &mut Module, t: T) -> Type {
         T::Arr4F32 => {
             let f = m.types.f32();
             m.types.array(f, 4)
+        }
+        T::Pair(a, n, b) => {
+            let lanes = |m: &mut Module, s: Scalar| match n {
+                1 => m.types.scalar(s),
+                _ => m.types.vector(s, n),
+            };
+            let (a_ty, b_ty) = (lanes(m, a), lanes(m, b));
+            let member = |name: &str, ty| oxir_ir::types::StructMember {
+                name: name.into(),
+                ty,
+                offset: None,
+            };
+            m.types.declare_struct(oxir_ir::types::StructType {
+                name: format!("pair_{}x{n}_{}", a.name(), b.name()),
+                members: vec![member("a", a_ty), member("b", b_ty)],
+                align: None,
+            })
         }
     }
 }
@@ -258,6 +291,7 @@ fn generic_instances(op: Opcode, limit: usize) -> Vec<(String, Module)> {
         TypeRule::Convert | TypeRule::Bitcast | TypeRule::Construct | TypeRule::Splat => {
             POOL.iter().map(|&t| Some(t)).collect()
         }
+        TypeRule::Frexp | TypeRule::Modf => DECOMPOSITIONS.iter().map(|&t| Some(t)).collect(),
         _ => vec![None],
     };
     let indices: Vec<Option<&[u32]>> = match info.format {

@@ -210,3 +210,114 @@ fn o0_and_o_agree_on_corpus_compute_shaders() {
     );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// The little-endian 32-bit words of the JSON line for `binding` in `oxir run`'s output.
+fn words_of(out: &str, binding: u32) -> Vec<u32> {
+    let key = format!("\"binding\":{binding},");
+    let line = out.lines().find(|l| l.contains(&key)).unwrap();
+    let hex = line
+        .split("\"hex\":\"")
+        .nth(1)
+        .unwrap()
+        .split('"')
+        .next()
+        .unwrap();
+    (0..hex.len() / 8)
+        .map(|i| {
+            let b =
+                |k: usize| u32::from_str_radix(&hex[i * 8 + 2 * k..i * 8 + 2 * k + 2], 16).unwrap();
+            b(0) | (b(1) << 8) | (b(2) << 16) | (b(3) << 24)
+        })
+        .collect()
+}
+
+/// `tests/shaders/float_decomposition.wgsl` in the interpreter against values worked out by
+/// hand from the WGSL definitions (`ldexp(x, e) = x * 2^e`, `x = fract * 2^exp` with
+/// `0.5 <= |fract| < 1`, `modf` = `x - trunc x` and `trunc x`, both with the sign of `x`).
+#[test]
+fn float_decomposition_matches_hand_computed_values() {
+    let out = oxir(&[
+        "run",
+        &path("tests/shaders/float_decomposition.wgsl"),
+        "--dispatch",
+        "2",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    let (f, i) = (words_of(&text, 0), words_of(&text, 1));
+    let p2 = |k: i32| 2f32.powi(k);
+    // (ldexp, frexp.fract, frexp.exp, modf.fract, modf.whole, x) per input.
+    let rows: [(f32, f32, i32, f32, f32, f32); 8] = [
+        (12.0, 0.75, 1, 0.5, 1.0, 1.5),
+        (-0.375, -0.75, 1, -0.5, -1.0, -1.5),
+        (0.0, 0.0, 0, 0.0, 0.0, 0.0),
+        (-0.0625, -0.5, 2, -0.0, -2.0, -2.0),
+        // 1.5e-38 = 1.276 * 2^-126 = 0.638 * 2^-125.
+        (
+            1.5e-38 * p2(10),
+            1.5e-38 * p2(125),
+            -125,
+            1.5e-38,
+            0.0,
+            1.5e-38,
+        ),
+        // 2^127 < 3e38 < 2^128.
+        (
+            -3.0e38 * p2(-100),
+            -3.0e38 * p2(-64) * p2(-64),
+            128,
+            -0.0,
+            -3.0e38,
+            -3.0e38,
+        ),
+        // 0.1 = 1.6 * 2^-4 = 0.8 * 2^-3 (the same significand bits in f32).
+        (0.1 * p2(126), 0.8, -3, 0.1, 0.0, 0.1),
+        // 1024 <= 1234.75 < 2048: 1234.75 / 2048 = 0.602905...
+        (
+            1234.75 * p2(-126),
+            1234.75 / 2048.0,
+            11,
+            0.75,
+            1234.0,
+            1234.75,
+        ),
+    ];
+    let bits = |v: f32| v.to_bits();
+    for (k, &(ld, fr, ex, mf, mw, x)) in rows.iter().enumerate() {
+        let what = format!("input {k} ({x:e})");
+        // Scalar forms: invocation k.
+        assert_eq!(f[8 * k], bits(ld), "ldexp of {what}");
+        assert_eq!(f[8 * k + 1], bits(fr), "frexp(..).fract of {what}");
+        assert_eq!(i[4 * k] as i32, ex, "frexp(..).exp of {what}");
+        assert_eq!(f[8 * k + 2], bits(mf), "modf(..).fract of {what}");
+        assert_eq!(f[8 * k + 3], bits(mw), "modf(..).whole of {what}");
+        // vec2 forms: invocation 8 + k, lanes (input k, input k + 1).
+        let (v, n) = (8 * (8 + k), 4 * (8 + k));
+        let next = rows[(k + 1) % 8];
+        assert_eq!(
+            [f[v], f[v + 1]],
+            [bits(ld), bits(next.0)],
+            "vec2 ldexp of {what}"
+        );
+        assert_eq!(
+            [f[v + 2], f[v + 3]],
+            [bits(fr), bits(next.1)],
+            "vec2 frexp fract, {what}"
+        );
+        assert_eq!(
+            [i[n] as i32, i[n + 1] as i32],
+            [ex, next.2],
+            "vec2 frexp exp, {what}"
+        );
+        assert_eq!(
+            [f[v + 4], f[v + 5]],
+            [bits(mf), bits(next.3)],
+            "vec2 modf fract, {what}"
+        );
+        assert_eq!(
+            [f[v + 6], f[v + 7]],
+            [bits(mw), bits(next.4)],
+            "vec2 modf whole, {what}"
+        );
+    }
+}

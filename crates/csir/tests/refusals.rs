@@ -103,3 +103,19 @@ fn pool_overflows_name_the_pool() {
     }
     assert!(lower_wgsl(&text, "vs_main", &Limits::default()).is_ok());
 }
+
+#[test]
+fn invariant_position_and_float_decomposition() {
+    refused(
+        "@vertex fn main(@location(0) p: vec4<f32>) -> @builtin(position) @invariant vec4<f32> {
+            return p;
+        }",
+        "`invariant` outputs",
+    );
+    refused(
+        "@fragment fn main(@location(0) x: f32) -> @location(0) vec4<f32> {
+            return vec4<f32>(ldexp(x, 2));
+        }",
+        "ldexp",
+    );
+}

@@ -30,7 +30,7 @@
 //! | `primitive_index` | `primitive_id` |
 //! | `base_vertex`, `sample_mask` | parameters with `builtin(base_vertex)` / `builtin(sample_mask)` |
 //!
-//! Outputs: `position` (not `@invariant`), `frag_depth` and `sample_mask` become bound
+//! Outputs: `position` (`@invariant` sets the result's `invariant` flag), `frag_depth` and `sample_mask` become bound
 //! results. Every other built-in (clip and cull distances, point size and coordinate,
 //! view and draw index, barycentrics, subgroup ids, mesh and ray-tracing built-ins) is
 //! refused. Locations keep their number, and vertex outputs and fragment inputs their
@@ -136,13 +136,8 @@ fn input_builtin(builtin: BuiltIn, stage: ShaderStage, span: Span) -> Result<Bou
 
 fn output_builtin(builtin: BuiltIn, span: Span) -> Result<StageBinding> {
     Ok(StageBinding::Builtin(match builtin {
-        BuiltIn::Position { invariant: false } => Builtin::Position,
-        BuiltIn::Position { invariant: true } => {
-            return Err(LowerError::unsupported(
-                "`@invariant` position output",
-                span,
-            ))
-        }
+        // `@invariant` is the result's `invariant` flag (set by the caller).
+        BuiltIn::Position { .. } => Builtin::Position,
         BuiltIn::FragDepth => Builtin::FragDepth,
         BuiltIn::SampleMask => Builtin::SampleMask,
         other => return Err(unsupported_builtin(other, "output", span)),
@@ -331,6 +326,10 @@ pub(crate) fn entry_interface(
         }
     }
     let output = |binding: &Binding, ty: Type| -> Result<AbiParam> {
+        let invariant = matches!(
+            binding,
+            Binding::BuiltIn(BuiltIn::Position { invariant: true })
+        );
         let binding = match binding {
             Binding::BuiltIn(builtin) => output_builtin(*builtin, span)?,
             Binding::Location { .. } => match location(binding, span)? {
@@ -338,7 +337,8 @@ pub(crate) fn entry_interface(
                 None => return Err(LowerError::internal("location expected", span)),
             },
         };
-        Ok(AbiParam::bound(ty, binding))
+        let param = AbiParam::bound(ty, binding);
+        Ok(if invariant { param.invariant() } else { param })
     };
     let result = match &entry.function.result {
         None => None,

@@ -54,8 +54,8 @@
 //! queries and ray-tracing pipelines, subgroup operations, mesh and task shaders, binding
 //! arrays, pipeline-overridable constants, cooperative matrices, external textures,
 //! texture atomics, floating-point atomics, texture gathers and texel offsets, depth
-//! comparisons at implicit levels, `frexp` / `ldexp`, memory-only barriers, subgroup-only
-//! barriers, `@invariant`, `@early_depth_test`, dual-source blending, built-ins
+//! comparisons at implicit levels, memory-only barriers, subgroup-only
+//! barriers, `@early_depth_test`, dual-source blending, built-ins
 //! without an oxir counterpart (clip distances, point size, view index, ...), storage
 //! texture formats oxir lacks, and buffer layouts std430/std140 cannot express. Each
 //! module's docs has its own table.

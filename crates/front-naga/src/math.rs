@@ -8,7 +8,6 @@
 //! |---|---|
 //! | `Round` | `round_even` (WGSL rounds half to even; GLSL leaves the direction open) |
 //! | `Outer` | `outer_product` |
-//! | `Modf(x)` | `{ fract, whole }` with `whole = trunc x`, `fract = x - whole` (`±0` for infinities) |
 //! | `Refract(i, n, eta)` | `k = 1 - eta²(1 - dot(n, i)²)`; `k < 0 ? 0 : eta·i - (eta·dot(n, i) + sqrt k)·n` |
 //! | `QuantizeToF16` | `convert` to `f16` and back |
 //! | `FirstTrailingBit(x)` | `x == 0 ? -1 : count_trailing_zeros x` |
@@ -16,8 +15,9 @@
 //! | `Dot4I8Packed`, `Dot4U8Packed` | four `extract_bits` per operand (sign-extending for `i8`), products, sum |
 //! | packing and unpacking built-ins | [`crate::packing`] |
 //!
-//! Refused: `Frexp` and `Ldexp` (oxir has no exponent access that is exact over the
-//! whole range).
+//! `Ldexp`, `Frexp` and `Modf` are the ops of the same names; `frexp` and `modf` produce
+//! naga's predeclared result structs (`__frexp_result_f32 { fract, exp }`,
+//! `__modf_result_f32 { fract, whole }` and their vector forms) directly.
 
 use crate::error::{LowerError, Result};
 use crate::function::FunctionLowerer;
@@ -38,70 +38,72 @@ impl FunctionLowerer<'_, '_> {
         for handle in extra.into_iter().flatten() {
             args.push(self.value_of(handle)?);
         }
-        let simple = |op: Opcode| Some(op);
         let op = match fun {
-            M::Abs => simple(Opcode::Abs),
-            M::Min => simple(Opcode::Min),
-            M::Max => simple(Opcode::Max),
-            M::Clamp => simple(Opcode::Clamp),
-            M::Saturate => simple(Opcode::Saturate),
-            M::Cos => simple(Opcode::Cos),
-            M::Cosh => simple(Opcode::Cosh),
-            M::Sin => simple(Opcode::Sin),
-            M::Sinh => simple(Opcode::Sinh),
-            M::Tan => simple(Opcode::Tan),
-            M::Tanh => simple(Opcode::Tanh),
-            M::Acos => simple(Opcode::Acos),
-            M::Asin => simple(Opcode::Asin),
-            M::Atan => simple(Opcode::Atan),
-            M::Atan2 => simple(Opcode::Atan2),
-            M::Asinh => simple(Opcode::Asinh),
-            M::Acosh => simple(Opcode::Acosh),
-            M::Atanh => simple(Opcode::Atanh),
-            M::Radians => simple(Opcode::Radians),
-            M::Degrees => simple(Opcode::Degrees),
-            M::Ceil => simple(Opcode::Ceil),
-            M::Floor => simple(Opcode::Floor),
-            M::Round => simple(Opcode::RoundEven),
-            M::Fract => simple(Opcode::Fract),
-            M::Trunc => simple(Opcode::Trunc),
-            M::Exp => simple(Opcode::Exp),
-            M::Exp2 => simple(Opcode::Exp2),
-            M::Log => simple(Opcode::Log),
-            M::Log2 => simple(Opcode::Log2),
-            M::Pow => simple(Opcode::Pow),
-            M::Dot => simple(Opcode::Dot),
-            M::Outer => simple(Opcode::OuterProduct),
-            M::Cross => simple(Opcode::Cross),
-            M::Distance => simple(Opcode::Distance),
-            M::Length => simple(Opcode::Length),
-            M::Normalize => simple(Opcode::Normalize),
-            M::FaceForward => simple(Opcode::FaceForward),
-            M::Reflect => simple(Opcode::Reflect),
-            M::Sign => simple(Opcode::Sign),
-            M::Fma => simple(Opcode::Fma),
-            M::Mix => simple(Opcode::Mix),
-            M::Step => simple(Opcode::Step),
-            M::SmoothStep => simple(Opcode::Smoothstep),
-            M::Sqrt => simple(Opcode::Sqrt),
-            M::InverseSqrt => simple(Opcode::InverseSqrt),
-            M::Inverse => simple(Opcode::Inverse),
-            M::Transpose => simple(Opcode::Transpose),
-            M::Determinant => simple(Opcode::Determinant),
-            M::CountTrailingZeros => simple(Opcode::CountTrailingZeros),
-            M::CountLeadingZeros => simple(Opcode::CountLeadingZeros),
-            M::CountOneBits => simple(Opcode::CountOnes),
-            M::ReverseBits => simple(Opcode::ReverseBits),
-            M::ExtractBits => simple(Opcode::ExtractBits),
-            M::InsertBits => simple(Opcode::InsertBits),
-            M::Modf => return self.modf(args[0], result_ty),
+            M::Abs => Opcode::Abs,
+            M::Min => Opcode::Min,
+            M::Max => Opcode::Max,
+            M::Clamp => Opcode::Clamp,
+            M::Saturate => Opcode::Saturate,
+            M::Cos => Opcode::Cos,
+            M::Cosh => Opcode::Cosh,
+            M::Sin => Opcode::Sin,
+            M::Sinh => Opcode::Sinh,
+            M::Tan => Opcode::Tan,
+            M::Tanh => Opcode::Tanh,
+            M::Acos => Opcode::Acos,
+            M::Asin => Opcode::Asin,
+            M::Atan => Opcode::Atan,
+            M::Atan2 => Opcode::Atan2,
+            M::Asinh => Opcode::Asinh,
+            M::Acosh => Opcode::Acosh,
+            M::Atanh => Opcode::Atanh,
+            M::Radians => Opcode::Radians,
+            M::Degrees => Opcode::Degrees,
+            M::Ceil => Opcode::Ceil,
+            M::Floor => Opcode::Floor,
+            M::Round => Opcode::RoundEven,
+            M::Fract => Opcode::Fract,
+            M::Trunc => Opcode::Trunc,
+            M::Exp => Opcode::Exp,
+            M::Exp2 => Opcode::Exp2,
+            M::Log => Opcode::Log,
+            M::Log2 => Opcode::Log2,
+            M::Pow => Opcode::Pow,
+            M::Dot => Opcode::Dot,
+            M::Outer => Opcode::OuterProduct,
+            M::Cross => Opcode::Cross,
+            M::Distance => Opcode::Distance,
+            M::Length => Opcode::Length,
+            M::Normalize => Opcode::Normalize,
+            M::FaceForward => Opcode::FaceForward,
+            M::Reflect => Opcode::Reflect,
+            M::Sign => Opcode::Sign,
+            M::Fma => Opcode::Fma,
+            M::Mix => Opcode::Mix,
+            M::Step => Opcode::Step,
+            M::SmoothStep => Opcode::Smoothstep,
+            M::Sqrt => Opcode::Sqrt,
+            M::InverseSqrt => Opcode::InverseSqrt,
+            M::Inverse => Opcode::Inverse,
+            M::Transpose => Opcode::Transpose,
+            M::Determinant => Opcode::Determinant,
+            M::CountTrailingZeros => Opcode::CountTrailingZeros,
+            M::CountLeadingZeros => Opcode::CountLeadingZeros,
+            M::CountOneBits => Opcode::CountOnes,
+            M::ReverseBits => Opcode::ReverseBits,
+            M::ExtractBits => Opcode::ExtractBits,
+            M::InsertBits => Opcode::InsertBits,
+            // `ldexp`'s exponent has the shape of its value: nothing to splat.
+            M::Ldexp => return self.op(Opcode::Ldexp, &args),
+            // The result types are naga's `__frexp_result_*` / `__modf_result_*` structs.
+            M::Frexp => return self.op_typed(Opcode::Frexp, &args[..1], result_ty),
+            M::Modf => return self.op_typed(Opcode::Modf, &args[..1], result_ty),
             M::Refract => return self.refract(&args),
             M::QuantizeToF16 => return self.quantize_to_f16(args[0]),
             M::FirstTrailingBit => return self.first_trailing_bit(args[0]),
             M::FirstLeadingBit => return self.first_leading_bit(args[0]),
             M::Dot4I8Packed => return self.dot4_packed(&args, true),
             M::Dot4U8Packed => return self.dot4_packed(&args, false),
-            M::Frexp | M::Ldexp => None,
             M::Pack4x8snorm
             | M::Pack4x8unorm
             | M::Pack2x16snorm
@@ -118,12 +120,6 @@ impl FunctionLowerer<'_, '_> {
             | M::Unpack2x16float
             | M::Unpack4xI8
             | M::Unpack4xU8 => return self.lower_packing(fun, args[0], result_ty, span),
-        };
-        let Some(op) = op else {
-            return Err(LowerError::unsupported(
-                format!("math built-in `{}`", format!("{fun:?}").to_lowercase()),
-                span,
-            ));
         };
         // Bit-field offsets and counts are scalars; everything else takes the result's shape.
         let splat_count = match fun {
@@ -143,17 +139,6 @@ impl FunctionLowerer<'_, '_> {
             *value = self.broadcast(*value, result_ty)?;
         }
         self.op(op, &args)
-    }
-
-    fn modf(&mut self, x: Value, result_ty: oxir_ir::Type) -> Result<Value> {
-        let ty = self.value_type(x);
-        let whole = self.op(Opcode::Trunc, &[x])?;
-        let difference = self.op(Opcode::Sub, &[x, whole])?;
-        let zero = self.const_like(ty, 0.0)?;
-        let signed_zero = self.op(Opcode::CopySign, &[zero, x])?;
-        let infinite = self.op(Opcode::IsInf, &[x])?;
-        let fract = self.op(Opcode::Select, &[infinite, signed_zero, difference])?;
-        self.op_typed(Opcode::Construct, &[fract, whole], result_ty)
     }
 
     fn refract(&mut self, args: &[Value]) -> Result<Value> {

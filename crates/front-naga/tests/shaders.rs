@@ -272,8 +272,8 @@ fn project_shaders_cover_every_statement_and_expression_kind() {
         missing.is_empty(),
         "expression kinds not covered: {missing:?}"
     );
-    // Every naga math function but the refused `Frexp` / `Ldexp` and the GLSL-only
-    // `Outer` and `Inverse`, which `lit.frag` covers in part.
+    // Every naga math function but the GLSL-only `Outer` and `Inverse`, which `lit.frag`
+    // covers in part.
     assert!(
         math.len() >= 70,
         "math functions covered: {}: {math:?}",
@@ -421,6 +421,34 @@ fn builtins_become_registers_and_struct_results_flatten() {
     );
     assert!(text.contains("= vertex_index"), "{text}");
     assert!(text.contains("return v"), "{text}");
+}
+
+#[test]
+fn invariant_position_sets_the_result_flag() {
+    let text = lower_wgsl(
+        "struct Out { @builtin(position) @invariant p: vec4<f32>, @location(0) c: vec2<f32> }
+         @vertex fn vs(@builtin(vertex_index) i: u32) -> Out {
+            return Out(vec4<f32>(f32(i)), vec2<f32>(1.0));
+         }",
+    );
+    assert!(
+        text.contains("-> (vec4<f32> builtin(position) invariant, vec2<f32> location(0, perspective, center))"),
+        "{text}"
+    );
+}
+
+#[test]
+fn float_decomposition_builds_the_result_structs() {
+    let text = lower_wgsl(
+        "@group(0) @binding(0) var<storage, read_write> out: array<vec2<f32>, 4>;
+         @compute @workgroup_size(1) fn main() {
+            let f = frexp(out[0]);
+            out[1] = modf(out[2]).fract + ldexp(f.fract, f.exp);
+         }",
+    );
+    assert!(text.contains(" = frexp v"), "{text}");
+    assert!(text.contains(" = modf v"), "{text}");
+    assert!(text.contains(": vec2<f32> = ldexp v"), "{text}");
 }
 
 #[test]

@@ -117,17 +117,6 @@ fn pipeline_overridable_constants() {
 }
 
 #[test]
-fn invariant_position() {
-    assert_refused(
-        "@vertex fn main(@builtin(vertex_index) i: u32) -> @builtin(position) @invariant vec4<f32> {
-    return vec4<f32>(f32(i));
-}",
-        "`@invariant` position",
-        2,
-    );
-}
-
-#[test]
 fn texture_gather() {
     assert_refused(
         "@group(0) @binding(0) var t: texture_2d<f32>;
@@ -163,26 +152,6 @@ fn depth_comparison_with_implicit_level() {
 }",
         "textureSampleCompare",
         4,
-    );
-}
-
-#[test]
-fn exponent_manipulation() {
-    assert_refused(
-        "@group(0) @binding(0) var<storage, read_write> out: f32;
-@compute @workgroup_size(1) fn main() {
-    out = ldexp(out, 3);
-}",
-        "`ldexp`",
-        3,
-    );
-    assert_refused(
-        "@group(0) @binding(0) var<storage, read_write> out: f32;
-@compute @workgroup_size(1) fn main() {
-    out = frexp(out).fract;
-}",
-        "`frexp`",
-        3,
     );
 }
 

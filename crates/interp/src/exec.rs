@@ -818,7 +818,10 @@ fn lane_fast(f: &Function, types: &TypeStore, data: &InstData, r: Value) -> Fast
             | LaneOp::ExtractBits
             | LaneOp::InsertBits
             | LaneOp::Convert
-            | LaneOp::Bitcast,
+            | LaneOp::Bitcast
+            | LaneOp::Ldexp
+            | LaneOp::Frexp
+            | LaneOp::Modf,
         )
         | None => Fast::None,
     }

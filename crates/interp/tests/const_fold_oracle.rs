@@ -279,7 +279,15 @@ fn cases_for(op: Opcode, s: Scalar, out: &mut Vec<Case>) {
                 }
             }
         }
-        LaneOp::Select => {}
+        LaneOp::Ldexp => {
+            for &a in &e {
+                for x in [0i32, 3, -3, 128, -149] {
+                    push(vec![(s, a), (Scalar::I32, i64::from(x) as u64)], None);
+                }
+            }
+        }
+        // `frexp` and `modf` produce structs: no lane fold to compare.
+        LaneOp::Select | LaneOp::Frexp | LaneOp::Modf => {}
     }
 }
 

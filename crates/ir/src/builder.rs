@@ -649,7 +649,7 @@ impl<'m> FunctionBuilder<'m> {
         add = Add; sub = Sub; mul = Mul; div = Div; rem = Rem; min = Min; max = Max;
         and = And; or = Or; xor = Xor; shl = Shl; shr = Shr; rotl = Rotl; rotr = Rotr;
         eq = Eq; ne = Ne; lt = Lt; le = Le; gt = Gt; ge = Ge;
-        atan2 = Atan2; pow = Pow; step = Step; copysign = CopySign;
+        atan2 = Atan2; pow = Pow; step = Step; copysign = CopySign; ldexp = Ldexp;
         dot = Dot; cross = Cross; distance = Distance; reflect = Reflect;
         outer_product = OuterProduct; matrix_times_matrix = MatrixTimesMatrix;
         matrix_times_vector = MatrixTimesVector; vector_times_matrix = VectorTimesMatrix;
@@ -677,6 +677,16 @@ impl<'m> FunctionBuilder<'m> {
     /// Bit reinterpretation of `v` as `ty` (same width). Panics on misuse.
     pub fn bitcast(&mut self, v: Value, ty: Type) -> Value {
         self.emit_value(Opcode::Bitcast, &[v], Payload::None, Some(ty))
+    }
+
+    /// `frexp x` producing the struct `ty` (`{ fract, exp }`). Panics on misuse.
+    pub fn frexp(&mut self, x: Value, ty: Type) -> Value {
+        self.emit_value(Opcode::Frexp, &[x], Payload::None, Some(ty))
+    }
+
+    /// `modf x` producing the struct `ty` (`{ fract, whole }`). Panics on misuse.
+    pub fn modf(&mut self, x: Value, ty: Type) -> Value {
+        self.emit_value(Opcode::Modf, &[x], Payload::None, Some(ty))
     }
 
     /// A vector, matrix, array or struct of type `ty` from its parts. Panics on misuse.
@@ -1192,6 +1202,8 @@ mod tests {
             O::Store,
             O::ArrayLength,
             O::WorkgroupUniformLoad,
+            O::Frexp,
+            O::Modf,
         ];
         for &op in Opcode::ALL {
             let info = op.info();

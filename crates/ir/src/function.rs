@@ -254,12 +254,20 @@ pub struct AbiParam {
     pub ty: Type,
     /// Required on entry-point parameters and results; absent elsewhere.
     pub binding: Option<StageBinding>,
+    /// `invariant` (WGSL `@invariant`): the value is computed identically by every
+    /// program computing it by the same expressions from the same inputs. Only on a
+    /// vertex entry point's `builtin(position)` result (the verifier checks).
+    pub invariant: bool,
 }
 
 impl AbiParam {
     /// A parameter or result without a stage binding (for callables and externals).
     pub fn new(ty: Type) -> Self {
-        AbiParam { ty, binding: None }
+        AbiParam {
+            ty,
+            binding: None,
+            invariant: false,
+        }
     }
 
     /// An entry-point parameter or result with its stage binding.
@@ -267,6 +275,15 @@ impl AbiParam {
         AbiParam {
             ty,
             binding: Some(binding),
+            invariant: false,
+        }
+    }
+
+    /// This parameter or result, marked `invariant`.
+    pub fn invariant(self) -> Self {
+        AbiParam {
+            invariant: true,
+            ..self
         }
     }
 }

@@ -155,6 +155,12 @@ pub enum TypeRule {
     Determinant,
     /// Square float matrix in, the same type out.
     Inverse,
+    /// `ldexp x: float, e: i32` with the lane count of `x`; result = operand 0.
+    Ldexp,
+    /// `frexp x: float` to the declared struct `{ fract: typeof x, exp: i32 lanes of x }`.
+    Frexp,
+    /// `modf x: float` to the declared struct `{ fract: typeof x, whole: typeof x }`.
+    Modf,
     /// `extract_bits e, offset: u32, count: u32`.
     ExtractBits,
     /// `insert_bits e, new, offset: u32, count: u32`.
@@ -516,6 +522,15 @@ declare_ops! {
     Fma = "fma", family: FloatArithmetic, format: Plain, arity: Fixed(3), effect: Pure, convergent: false, foldable: false, rule: R::SameFloat;
     CopySign = "copysign", family: FloatArithmetic, format: Plain, arity: Fixed(2), effect: Pure, convergent: false, foldable: true, rule: R::SameFloat;
     Saturate = "saturate", family: FloatArithmetic, format: Plain, arity: Fixed(1), effect: Pure, convergent: false, foldable: true, rule: R::SameFloat;
+    /// `ldexp x, e` = `x * 2^e`, rounded once; `e` is `i32` with the lanes of `x`.
+    Ldexp = "ldexp", family: FloatArithmetic, format: Plain, arity: Fixed(2), effect: Pure, convergent: false, foldable: false, rule: R::Ldexp;
+    /// `frexp x` = `{ fract, exp }` with `x = fract * 2^exp`, `|fract|` in [0.5, 1) (`{±0, 0}`
+    /// for zeros); the declared result is a two-member struct (`x`'s type, `i32` lanes).
+    Frexp = "frexp", family: FloatArithmetic, format: Plain, arity: Fixed(1), effect: Pure, convergent: false, foldable: false, rule: R::Frexp;
+    /// `modf x` = `{ fract, whole }` with `whole = trunc x`, `fract = x - whole`, both with
+    /// the sign of `x` (`fract = ±0` for infinities); the declared result is a two-member
+    /// struct of `x`'s type.
+    Modf = "modf", family: FloatArithmetic, format: Plain, arity: Fixed(1), effect: Pure, convergent: false, foldable: false, rule: R::Modf;
     /// `step edge, x`: 0 if x < edge else 1.
     Step = "step", family: FloatArithmetic, format: Plain, arity: Fixed(2), effect: Pure, convergent: false, foldable: true, rule: R::SameFloat;
     /// `smoothstep low, high, x`.

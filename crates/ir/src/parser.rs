@@ -907,7 +907,15 @@ impl<'a> Parser<'a> {
     fn abi_param(&mut self) -> PResult<AbiParam> {
         let ty = self.ty()?;
         let binding = self.stage_binding()?;
-        Ok(AbiParam { ty, binding })
+        let invariant = self.is_keyword("invariant");
+        if invariant {
+            self.bump();
+        }
+        Ok(AbiParam {
+            ty,
+            binding,
+            invariant,
+        })
     }
 
     fn metadata(&mut self) -> PResult<Metadata> {

@@ -243,6 +243,9 @@ impl Printer<'_> {
         if let Some(b) = p.binding {
             let _ = write!(self.out, " {b}");
         }
+        if p.invariant {
+            self.out.push_str(" invariant");
+        }
     }
 
     fn function(&mut self, func: Func, view: View) {

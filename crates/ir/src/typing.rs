@@ -225,6 +225,24 @@ impl Checker<'_> {
                 self.expect_kind(ty, Scalar::is_float, "float")?;
                 Ok(Some(ty))
             }
+            TypeRule::Ldexp => {
+                let ty = self.ty(0)?;
+                let (_, lanes) = self.expect_kind(ty, Scalar::is_float, "float")?;
+                let exponent = self.ty(1)?;
+                if self.scalar_or_vector(exponent) != Some((Scalar::I32, lanes)) {
+                    return Err(format!(
+                        "`ldexp` exponent must be i32 with the lanes of {}, found {}",
+                        self.name(ty),
+                        self.name(exponent)
+                    ));
+                }
+                Ok(Some(ty))
+            }
+            TypeRule::Frexp | TypeRule::Modf => {
+                let to = self.require_declared(declared)?;
+                self.check_decomposition(info.rule == TypeRule::Frexp, to)?;
+                Ok(Some(to))
+            }
             TypeRule::Shift => {
                 let value = self.ty(0)?;
                 let amount = self.ty(1)?;
@@ -767,6 +785,38 @@ impl Checker<'_> {
                 self.name(ty)
             )),
             _ => Ok(()),
+        }
+    }
+
+    /// `frexp` / `modf` (`exponent`: `frexp`): `to` is a struct of two members, the
+    /// operand's float type and the exponent (`i32` lanes) or the whole part (the operand's
+    /// type).
+    fn check_decomposition(&mut self, exponent: bool, to: Type) -> Result<(), String> {
+        let x = self.ty(0)?;
+        let (_, lanes) = self.expect_kind(x, Scalar::is_float, "float")?;
+        let second = if exponent {
+            if lanes == 1 {
+                self.types.i32()
+            } else {
+                self.types.vector(Scalar::I32, lanes)
+            }
+        } else {
+            x
+        };
+        match self.data(to)? {
+            TypeData::Struct(st)
+                if st.members.len() == 2 && st.members[0].ty == x && st.members[1].ty == second =>
+            {
+                Ok(())
+            }
+            _ => Err(format!(
+                "`{}` of {} must produce a struct {{ {}, {} }}, not {}",
+                self.op,
+                self.name(x),
+                self.name(x),
+                self.name(second),
+                self.name(to)
+            )),
         }
     }
 

@@ -329,6 +329,10 @@ impl Writer<'_> {
                     let id = self.io_variable(StorageClass::Output, t);
                     self.b
                         .decorate(id, Decoration::BuiltIn, [Operand::BuiltIn(bi)]);
+                    // The verifier admits `invariant` on a vertex position only.
+                    if result.invariant {
+                        self.b.decorate(id, Decoration::Invariant, []);
+                    }
                     outs.push(OutputVar { id, sample_mask });
                 }
                 StageBinding::Location { .. } => {

@@ -266,6 +266,10 @@ pub(crate) fn lowering(op: Opcode) -> Lowering {
         O::Mix => Math(MathOp::Glsl(GLOp::FMix)),
         O::Degrees => Math(MathOp::Glsl(GLOp::Degrees)),
         O::Radians => Math(MathOp::Glsl(GLOp::Radians)),
+        O::Ldexp => Math(MathOp::Glsl(GLOp::Ldexp)),
+        // The struct result type is the op's declared `{ fract, exp }` / `{ fract, whole }`.
+        O::Frexp => Math(MathOp::Glsl(GLOp::FrexpStruct)),
+        O::Modf => Math(MathOp::Glsl(GLOp::ModfStruct)),
         O::Dot => Math(MathOp::Dot),
         O::Cross => Math(MathOp::Glsl(GLOp::Cross)),
         O::Length => Math(MathOp::Glsl(GLOp::Length)),

@@ -104,6 +104,7 @@ pub fn cases() -> Vec<Case> {
         "tests/shaders/copy_layouts.wgsl",
         "tests/shaders/helpers.wgsl",
         "tests/shaders/composites.wgsl",
+        "tests/shaders/float_decomposition.wgsl",
     ]
     .iter()
     .map(|f| PathBuf::from(path(f)))

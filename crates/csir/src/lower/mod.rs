@@ -374,6 +374,10 @@ impl<'m> Lowerer<'m> {
 
     /// Loads every located entry parameter into a register.
     fn prologue(&mut self, entry: Block) -> Result<(), LowerError> {
+        // Refused before anything is emitted: CSIR has no invariance guarantee to give.
+        if self.func.signature.returns.iter().any(|r| r.invariant) {
+            return self.unsupported("`invariant` outputs");
+        }
         let params = self.func.dfg.block_params(entry).to_vec();
         for (i, param) in params.into_iter().enumerate() {
             let Some(abi) = self.func.signature.params.get(i) else {

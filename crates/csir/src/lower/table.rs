@@ -184,6 +184,7 @@ pub(crate) fn lowering(op: Opcode) -> Lowering {
         | Opcode::Log10 => R("this elementary function (CSIR has sin, cos, exp2, log2, pow)"),
         Opcode::Round | Opcode::RoundEven => R("rounding to nearest (no exact CSIR op)"),
         Opcode::CopySign => R("copy_sign"),
+        Opcode::Ldexp | Opcode::Frexp | Opcode::Modf => R("ldexp, frexp and modf"),
         Opcode::ReduceMul | Opcode::ReduceMin | Opcode::ReduceMax => R("this vector reduction"),
         Opcode::OuterProduct => R("outer_product"),
         Opcode::Determinant | Opcode::Inverse => R("matrix determinant and inverse"),

@@ -130,6 +130,31 @@ fn try_map1(a: &Val, f: &dyn Fn(u64) -> Result<u64, ScalarError>) -> Result<Val,
 
 /// Lane-wise binary map that may fail. An undefined operand gives an undefined result;
 /// operands of different shapes (or pointers) are malformed.
+/// `frexp` / `modf`: each lane of the scalar or vector `a` split in two by `f`, as the
+/// two-member struct `{ first lanes, second lanes }`.
+fn decompose(
+    a: &Val,
+    f: &dyn Fn(u64) -> Result<(u64, u64), ScalarError>,
+) -> Result<Val, ErrorKind> {
+    Ok(match a {
+        Val::S(x) => {
+            let (first, second) = f(*x)?;
+            Val::C(vec![Val::S(first), Val::S(second)])
+        }
+        Val::V(l) => {
+            let parts: Vec<(u64, u64)> = l.iter().map(|&x| f(x)).collect::<Result<_, _>>()?;
+            Val::C(vec![
+                Val::V(parts.iter().map(|p| p.0).collect()),
+                Val::V(parts.iter().map(|p| p.1).collect()),
+            ])
+        }
+        Val::Undef => Val::Undef,
+        Val::C(_) | Val::P(_) => {
+            return Err(ErrorKind::Malformed("frexp or modf of a non-float value"))
+        }
+    })
+}
+
 fn try_map2(
     a: &Val,
     b: &Val,
@@ -258,6 +283,20 @@ impl<'m> Machine<'m> {
             | IsNan | IsInf => {
                 let s = elem(0)?;
                 Some(try_map1(cur.arg(0), &|a| scalar::unary(op, s, a))?)
+            }
+            Ldexp => {
+                let s = elem(0)?;
+                Some(try_map2(cur.arg(0), cur.arg(1), &|x, e| {
+                    scalar::ldexp(s, x, e)
+                })?)
+            }
+            Frexp => {
+                let s = elem(0)?;
+                Some(decompose(cur.arg(0), &|x| scalar::frexp(s, x))?)
+            }
+            Modf => {
+                let s = elem(0)?;
+                Some(decompose(cur.arg(0), &|x| scalar::modf(s, x))?)
             }
             // A single invocation has no neighbours: every derivative is +0.
             Dpdx | Dpdy | Fwidth | DpdxCoarse | DpdyCoarse | FwidthCoarse | DpdxFine | DpdyFine

@@ -38,6 +38,9 @@
 //!   [`crate::ops::OpFamily::ElementaryFunction`]) use the host's libm: GPUs approximate
 //!   them, so constant folding must not evaluate them (the op table marks them not
 //!   foldable), and so are `sqrt`, `inverse_sqrt`, `fma`, `smoothstep` and `mix`.
+//! - **Exponents** ([`ldexp`], [`frexp`], [`modf`]): `x * 2^e` rounded once; the
+//!   significand in [0.5, 1) and exponent (`(±0, 0)` for zeros); the fractional and
+//!   whole parts with the sign of `x` (see the `decompose` module).
 //! - **Conversions** ([`convert`]): float to integer truncates toward zero, saturates to
 //!   the target range and maps NaN to 0 (WGSL); integer to float rounds to nearest even;
 //!   to `bool` compares with zero (so NaN converts to true); `bool` to a number is 0 or
@@ -54,8 +57,11 @@ use crate::{Opcode, Scalar, ScalarKind};
 pub mod composite;
 #[cfg(test)]
 mod composite_tests;
+mod decompose;
 #[cfg(test)]
 mod tests;
+
+pub use decompose::{frexp, ldexp, modf};
 
 /// Why a scalar-semantics function refused an operation.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -190,6 +196,14 @@ pub enum LaneOp {
     Convert,
     /// [`bitcast`] (lane by lane when the lane widths agree).
     Bitcast,
+    /// [`ldexp`]: a float lane and an `i32` exponent lane, a float lane out.
+    Ldexp,
+    /// [`frexp`]: one float lane to a significand lane and an `i32` exponent lane (the
+    /// members of the op's struct result).
+    Frexp,
+    /// [`modf`]: one float lane to a fractional and a whole lane (the members of the op's
+    /// struct result).
+    Modf,
 }
 
 /// The lane semantics of `op`, or `None` when it has none here: composites, memory,
@@ -275,6 +289,9 @@ pub fn lane_op(op: Opcode) -> Option<LaneOp> {
         Radians => U(UnaryOp::Radians),
         Convert => LaneOp::Convert,
         Bitcast => LaneOp::Bitcast,
+        Ldexp => LaneOp::Ldexp,
+        Frexp => LaneOp::Frexp,
+        Modf => LaneOp::Modf,
         Dot
         | Cross
         | Length

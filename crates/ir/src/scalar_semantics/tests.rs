@@ -35,7 +35,11 @@ fn admitted(rule: TypeRule) -> Vec<Scalar> {
             ints
         }
         TypeRule::SameIntegerOrBool => [ints, vec![Scalar::BOOL]].concat(),
-        TypeRule::SameFloat | TypeRule::FloatClassify => floats,
+        TypeRule::SameFloat
+        | TypeRule::FloatClassify
+        | TypeRule::Ldexp
+        | TypeRule::Frexp
+        | TypeRule::Modf => floats,
         TypeRule::Compare { bools: true } => [numeric, vec![Scalar::BOOL]].concat(),
         TypeRule::Compare { bools: false } => numeric,
         TypeRule::Select | TypeRule::Convert => Scalar::ALL.to_vec(),
@@ -185,6 +189,30 @@ fn evaluate_everywhere(op: Opcode, lane: LaneOp, s: Scalar) -> bool {
             {
                 for &a in &xs {
                     outcomes.push(bitcast(s, to, a).map(|r| (r, to)));
+                }
+            }
+        }
+        LaneOp::Ldexp => {
+            let exponents = [0, 1, -1, 24, -24, 127, 128, -126, -149, -150, 1023, -1074];
+            for &a in &xs {
+                for e in exponents.into_iter().chain([i32::MIN, i32::MAX]) {
+                    outcomes.push(ldexp(s, a, int(i64::from(e))).map(|r| (r, s)));
+                }
+            }
+        }
+        LaneOp::Frexp | LaneOp::Modf => {
+            for &a in &xs {
+                let (second_scalar, parts) = if lane == LaneOp::Frexp {
+                    (Scalar::I32, frexp(s, a))
+                } else {
+                    (s, modf(s, a))
+                };
+                match parts {
+                    Ok((first, second)) => {
+                        outcomes.push(Ok((first, s)));
+                        outcomes.push(Ok((second, second_scalar)));
+                    }
+                    Err(e) => outcomes.push(Err(e)),
                 }
             }
         }
@@ -575,5 +603,94 @@ fn refusals_name_the_operation_and_type() {
         }
         .to_string(),
         "`not` is not defined on f32"
+    );
+}
+
+// --- ldexp, frexp, modf (expected values worked out by hand) ---------------------------
+
+fn f64b(x: f64) -> u64 {
+    x.to_bits()
+}
+
+fn f16b(x: f32) -> u64 {
+    u64::from(half::f16::from_f32(x).to_bits())
+}
+
+#[test]
+fn ldexp_scales_by_a_power_of_two_rounding_once() {
+    let e = |v: i64| int(v);
+    let f = Scalar::F32;
+    assert_eq!(ldexp(f, f32b(1.5), e(3)), Ok(f32b(12.0)));
+    assert_eq!(ldexp(f, f32b(-0.75), e(-2)), Ok(f32b(-0.1875)));
+    assert_eq!(ldexp(f, f32b(0.0), e(100)), Ok(f32b(0.0)));
+    assert_eq!(ldexp(f, f32b(-0.0), e(-5)), Ok(f32b(-0.0)));
+    // 2^-149 is the smallest f32 subnormal (bits 1); 2^-150 is a tie that rounds to even (0).
+    assert_eq!(ldexp(f, f32b(1.0), e(-149)), Ok(1));
+    assert_eq!(ldexp(f, f32b(1.0), e(-150)), Ok(0));
+    // 1.5 * 2^-150 = 0.75 * 2^-149 rounds up to the smallest subnormal.
+    assert_eq!(ldexp(f, f32b(1.5), e(-150)), Ok(1));
+    assert_eq!(ldexp(f, f32b(1.0), e(128)), Ok(f32b(f32::INFINITY)));
+    assert_eq!(ldexp(f, f32b(0.5), e(128)), Ok(f32b(2f32.powi(127))));
+    assert_eq!(ldexp(f, f32b(1.0), e(i64::from(i32::MIN))), Ok(0));
+    // f64: across the subnormal boundary and past both ends of the exponent range.
+    let d = Scalar::F64;
+    assert_eq!(ldexp(d, f64b(1.0), e(-1074)), Ok(1));
+    assert_eq!(ldexp(d, f64b(3.0), e(-1075)), Ok(2)); // 1.5 * 2^-1074 -> 2 * 2^-1074 (even)
+    assert_eq!(
+        ldexp(d, f64b(2f64.powi(-1000)), e(2000)),
+        Ok(f64b(2f64.powi(1000)))
+    );
+    assert_eq!(
+        ldexp(d, f64b(2f64.powi(1000)), e(-2000)),
+        Ok(f64b(2f64.powi(-1000)))
+    );
+    assert_eq!(ldexp(d, f64b(1.0), e(1024)), Ok(f64b(f64::INFINITY)));
+    assert_eq!(ldexp(Scalar::F16, f16b(1.0), e(-24)), Ok(1));
+    assert_eq!(
+        ldexp(Scalar::F16, f16b(1.0), e(16)),
+        Ok(f16b(f32::INFINITY))
+    );
+}
+
+#[test]
+fn frexp_splits_into_a_half_open_significand_and_an_exponent() {
+    let f = Scalar::F32;
+    let i = |v: i64| int(v);
+    assert_eq!(frexp(f, f32b(8.0)), Ok((f32b(0.5), i(4))));
+    assert_eq!(frexp(f, f32b(-1.5)), Ok((f32b(-0.75), i(1))));
+    assert_eq!(frexp(f, f32b(0.1)), Ok((f32b(0.8), i(-3))));
+    assert_eq!(frexp(f, f32b(0.0)), Ok((f32b(0.0), 0)));
+    assert_eq!(frexp(f, f32b(-0.0)), Ok((f32b(-0.0), 0)));
+    // The smallest subnormal 2^-149 = 0.5 * 2^-148; the largest finite f32
+    // (2 - 2^-23) * 2^127 = (1 - 2^-24) * 2^128.
+    assert_eq!(frexp(f, 1), Ok((f32b(0.5), i(-148))));
+    assert_eq!(
+        frexp(f, f32b(f32::MAX)),
+        Ok((f32b(1.0 - 2f32.powi(-24)), i(128)))
+    );
+    assert_eq!(frexp(f, f32b(f32::INFINITY)), Ok((f32b(f32::INFINITY), 0)));
+    assert_eq!(frexp(Scalar::F64, 1), Ok((f64b(0.5), i(-1073))));
+    assert_eq!(frexp(Scalar::F16, f16b(-3.0)), Ok((f16b(-0.75), i(2))));
+}
+
+#[test]
+fn modf_keeps_the_sign_in_both_parts() {
+    let f = Scalar::F32;
+    assert_eq!(modf(f, f32b(-1.5)), Ok((f32b(-0.5), f32b(-1.0))));
+    assert_eq!(modf(f, f32b(2.75)), Ok((f32b(0.75), f32b(2.0))));
+    assert_eq!(modf(f, f32b(-2.0)), Ok((f32b(-0.0), f32b(-2.0))));
+    assert_eq!(modf(f, f32b(0.25)), Ok((f32b(0.25), f32b(0.0))));
+    assert_eq!(modf(f, f32b(-0.25)), Ok((f32b(-0.25), f32b(-0.0))));
+    assert_eq!(
+        modf(f, f32b(f32::NEG_INFINITY)),
+        Ok((f32b(-0.0), f32b(f32::NEG_INFINITY)))
+    );
+    assert_eq!(modf(Scalar::F64, f64b(1e300)), Ok((0, f64b(1e300))));
+    assert_eq!(
+        modf(Scalar::I32, 0),
+        Err(ScalarError::UnsupportedType {
+            op: Opcode::Modf,
+            scalar: Scalar::I32
+        })
     );
 }

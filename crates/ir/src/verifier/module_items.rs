@@ -4,7 +4,7 @@
 use super::{ErrorKind, Location, Verifier, MAX_WORKGROUP_INVOCATIONS, MAX_WORKGROUP_SIZE};
 use crate::constants::{canonical_scalar_bits, ConstKind};
 use crate::entities::{Func, Type};
-use crate::function::FunctionKind;
+use crate::function::{Builtin, FunctionKind, StageBinding};
 use crate::types::{AddressSpace, Scalar, TypeData, TypeStore};
 use cranelift_entity::EntityRef;
 use std::collections::HashMap;
@@ -666,6 +666,19 @@ impl Verifier<'_> {
                         format!("{what} {i} has stage binding {binding}, but only entry points have them"),
                     ),
                     _ => {}
+                }
+                let vertex_position = what == "result"
+                    && function.kind == FunctionKind::Vertex
+                    && param.binding == Some(StageBinding::Builtin(Builtin::Position));
+                if param.invariant && !vertex_position {
+                    self.report(
+                        ErrorKind::MalformedSignature,
+                        location.clone(),
+                        format!(
+                            "{what} {i} is `invariant`, which only a vertex entry point's \
+                             builtin(position) result may be"
+                        ),
+                    );
                 }
             }
         }

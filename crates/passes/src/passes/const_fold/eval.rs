@@ -208,7 +208,13 @@ fn lanes_with_check(
             },
             LaneOp::Convert => lane_bits(0).map(|a| sem::convert(s, rs, a)),
             LaneOp::Bitcast => lane_bits(0).and_then(|a| sem::bitcast(s, rs, a).ok()),
-            LaneOp::Select | LaneOp::BoolReduce { .. } => None,
+            // Never folded (`fold_rule`): `ldexp` outside the exponent range is
+            // indeterminate in WGSL, `frexp` and `modf` give structs.
+            LaneOp::Select
+            | LaneOp::BoolReduce { .. }
+            | LaneOp::Ldexp
+            | LaneOp::Frexp
+            | LaneOp::Modf => None,
         };
         let Some(output) = result else {
             return LaneFold::Keep;

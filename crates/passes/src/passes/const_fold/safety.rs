@@ -20,7 +20,8 @@
 //! - `min`, `max`, `clamp` do not fold with zeros of both signs among the operands,
 //!   `saturate` not on `-0.0`, `sign` not on a zero, `round` not on a half;
 //! - `div`, `rem`, `fma`, `fract` (a subtraction that may round), `sqrt`,
-//!   `inverse_sqrt`, `smoothstep`, `mix` and the elementary functions never fold.
+//!   `inverse_sqrt`, `smoothstep`, `mix` and the elementary functions never fold;
+//!   neither do `ldexp`, `frexp` and `modf` (see [`Never::ExponentRange`]).
 //!
 //! Integer and bool lanes always fold: the IR defines every case (`scalar_semantics`:
 //! `x / 0 = x`, `x % 0 = 0`, `MIN / -1 = MIN`, `MIN % -1 = 0`, shift amounts modulo the
@@ -59,6 +60,10 @@ pub enum Never {
     /// Targets approximate it (elementary functions, `sqrt`, `inverse_sqrt`,
     /// `smoothstep`, `mix`, float-only `fma`, `fract`).
     Approximated,
+    /// `ldexp`, `frexp`, `modf`: WGSL lets `ldexp` return zero when `e + bias <= 0` and
+    /// leaves it indeterminate past `bias + 1`, and targets may flush the subnormal
+    /// inputs and results `frexp` and `modf` see; their struct results are no lanes either.
+    ExponentRange,
     /// Vector and matrix arithmetic: rounded sums in a target-chosen order.
     LinearAlgebra,
     /// Its value is only known at run time, or it has effects (memory, textures,
@@ -117,6 +122,7 @@ pub fn fold_rule(op: Opcode) -> FoldRule {
         Sin | Cos | Tan | Asin | Acos | Atan | Atan2 | Sinh | Cosh | Tanh | Asinh | Acosh
         | Atanh | Exp | Exp2 | Exp10 | Log | Log2 | Log10 | Pow | Sqrt | InverseSqrt | Fract
         | Fma | Smoothstep | Mix | Degrees | Radians => N(Never::Approximated),
+        Ldexp | Frexp | Modf => N(Never::ExponentRange),
         Dot | Cross | Length | Distance | Normalize | Reflect | FaceForward | ReduceAdd
         | ReduceMul | ReduceMin | ReduceMax | OuterProduct | MatrixTimesMatrix
         | MatrixTimesVector | VectorTimesMatrix | MatrixTimesScalar | Transpose | Determinant

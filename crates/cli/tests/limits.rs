@@ -482,3 +482,42 @@ fn structured_print_is_linear_in_the_depth() {
     let (example, _) = bounded(&["print", "--structured", &path("examples/clamp_scale.oxir")]);
     assert_eq!(example.status.code(), Some(0));
 }
+
+/// A kernel whose private variable and output buffer are `depth` nested one-element arrays
+/// of f32, storing 3.0 at the innermost element and copying the variable out.
+fn nested_arrays_kernel(depth: usize) -> String {
+    let mut text = String::from("alias A0 = f32;\n");
+    for i in 1..=depth {
+        text.push_str(&format!("alias A{i} = array<A{}, 1>;\n", i - 1));
+    }
+    text.push_str(&format!(
+        "var<private> p: A{depth};\n\
+         @group(0) @binding(0) var<storage, read_write> out: A{depth};\n\
+         @compute @workgroup_size(1) fn main() {{ p{} = 3.0; out = p; }}\n",
+        "[0]".repeat(depth)
+    ));
+    text
+}
+
+#[test]
+fn type_nesting_at_the_limit_round_trips_and_one_more_is_refused() {
+    // 63 array levels plus the pointer to the variable: the 64 the printer and parser follow.
+    let at_limit = write("nesting", "a63.wgsl", &nested_arrays_kernel(63));
+    let printed = scratch("nesting").join("a63.oxir");
+    let printed = printed.to_str().unwrap();
+    assert_runs(bounded(&[
+        "compile", &at_limit, "--target", "oxir", "-o", printed,
+    ]));
+    assert_runs(bounded(&["verify", printed]));
+    let (out, _) = bounded(&["run", printed, "--dispatch", "1"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    // 3.0f32 is 0x40400000, little-endian.
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("\"hex\":\"00004040\""), "{stdout}");
+
+    let over = write("nesting", "a64.wgsl", &nested_arrays_kernel(64));
+    assert_refused(
+        bounded(&["compile", &over, "--target", "oxir"]),
+        &["a64.wgsl:", "nested 64 levels deep", "at most 63"],
+    );
+}

@@ -28,7 +28,8 @@ use crate::module::ModuleLowerer;
 use naga::{Handle, Span, TypeInner};
 use oxir_ir::data_layout::{align_of, layout_of, LayoutRules};
 use oxir_ir::types::{
-    SampledKind, StructMember, StructType, TexelFormat, TextureDim, TextureShape,
+    SampledKind, StructMember, StructType, TexelFormat, TextureDim, TextureShape, MAX_TYPE_NESTING,
+    MAX_VALUE_TYPE_NESTING,
 };
 use oxir_ir::{AddressSpace, Scalar, ScalarKind, StorageAccess, Type, TypeData};
 
@@ -250,8 +251,28 @@ impl ModuleLowerer<'_> {
                 self.lower_inner(&inner, span)?
             }
         };
+        self.refuse_deep_nesting(ty, span)?;
         self.types[handle.index()] = Some(ty);
         Ok(ty)
+    }
+
+    /// Refuses a type deeper than oxir's printer, parser and layout engine follow (a value
+    /// type is held one level below the limit so that a pointer to it fits).
+    fn refuse_deep_nesting(&self, ty: Type, span: Span) -> Result<()> {
+        let depth = self.out.types.nesting(ty);
+        let is_pointer = matches!(self.out.types.get(ty), TypeData::Pointer { .. });
+        let limit = if is_pointer {
+            MAX_TYPE_NESTING
+        } else {
+            MAX_VALUE_TYPE_NESTING
+        };
+        if depth > limit {
+            return Err(LowerError::unsupported(
+                format!("a type nested {depth} levels deep (oxir accepts at most {limit})"),
+                span,
+            ));
+        }
+        Ok(())
     }
 
     /// The explicit alignment a host-shared struct needs so that the layout rules give

@@ -59,7 +59,7 @@ use cranelift_entity::EntityRef;
 use std::fmt;
 
 /// Deepest nesting of types the engine follows before it reports a reference cycle.
-pub const MAX_NESTING: u32 = 64;
+pub const MAX_NESTING: u32 = crate::types::MAX_TYPE_NESTING;
 
 /// A rule set for placing values in memory.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]

@@ -29,7 +29,7 @@ use crate::module::{GlobalData, Module, ResourceBinding};
 use crate::ops::{Format, Opcode};
 use crate::types::{
     AddressSpace, SampledKind, Scalar, ScalarKind, StorageAccess, StructMember, StructType,
-    TexelFormat, TextureDim, TextureShape, TypeData,
+    TexelFormat, TextureDim, TextureShape, TypeData, MAX_TYPE_NESTING,
 };
 use crate::verifier::Location;
 use cranelift_entity::{EntityRef, SecondaryMap};
@@ -56,9 +56,6 @@ impl fmt::Display for ParseError {
 }
 
 impl std::error::Error for ParseError {}
-
-/// Deepest type nesting accepted (`array<array<...>>`).
-const MAX_TYPE_DEPTH: u32 = 64;
 
 /// The 1-based source line of each entity a parsed module got from its text; 0 where the
 /// text did not name it (types and values the parser made on its own).
@@ -727,7 +724,7 @@ impl<'a> Parser<'a> {
     }
 
     fn type_expression(&mut self, depth: u32) -> PResult<Type> {
-        if depth > MAX_TYPE_DEPTH {
+        if depth > MAX_TYPE_NESTING {
             return self.error("type nesting is too deep");
         }
         let word = match self.peek().clone() {

@@ -11,7 +11,7 @@
 //! - `void` is a type only for function results and value-less instructions.
 
 use crate::entities::Type;
-use cranelift_entity::PrimaryMap;
+use cranelift_entity::{PrimaryMap, SecondaryMap};
 use std::collections::HashMap;
 use std::fmt;
 
@@ -524,6 +524,30 @@ pub enum TypeData {
 }
 
 impl TypeData {
+    /// Reference `index` of this type (element, pointee or member type), in order.
+    pub fn referenced_type(&self, index: usize) -> Option<Type> {
+        match self {
+            TypeData::Array { elem, .. } | TypeData::RuntimeArray { elem } => {
+                (index == 0).then_some(*elem)
+            }
+            TypeData::Pointer { pointee, .. } => (index == 0).then_some(*pointee),
+            TypeData::Struct(st) => st.members.get(index).map(|m| m.ty),
+            TypeData::Void
+            | TypeData::Scalar(_)
+            | TypeData::Vector { .. }
+            | TypeData::Matrix { .. }
+            | TypeData::Texture { .. }
+            | TypeData::StorageTexture { .. }
+            | TypeData::Sampler { .. }
+            | TypeData::Opaque(_) => None,
+        }
+    }
+
+    /// The types this type refers to (element, pointee or member types), in order.
+    pub fn referenced_types(&self) -> impl Iterator<Item = Type> + '_ {
+        (0..).map_while(move |i| self.referenced_type(i))
+    }
+
     /// The scalar of a scalar type; `None` for every other type, vectors included.
     pub fn as_scalar(&self) -> Option<Scalar> {
         match *self {
@@ -563,10 +587,23 @@ impl TypeData {
     }
 }
 
+/// How deep types may nest in a module oxir accepts: the levels of element, pointee and
+/// member types under a type (a scalar is 0, `array<f32, 4>` is 1, a struct of it is 2).
+/// The verifier refuses deeper types and front-ends refuse to build them, so the printer,
+/// the parser and the layout engine, which all recurse this far, agree on every module.
+pub const MAX_TYPE_NESTING: u32 = 64;
+
+/// How deep a type that is not a pointer may nest in what a front-end builds: one level
+/// less than [`MAX_TYPE_NESTING`], so that a pointer to a variable of it fits.
+pub const MAX_VALUE_TYPE_NESTING: u32 = MAX_TYPE_NESTING - 1;
+
 /// The interner of a module's types.
 #[derive(Clone, Debug, Default)]
 pub struct TypeStore {
     types: PrimaryMap<Type, TypeData>,
+    /// [`TypeStore::nesting`] of each type, computed when it is interned (the store is
+    /// append-only, so it never goes stale).
+    nesting: SecondaryMap<Type, u32>,
     index: HashMap<TypeData, Type>,
     struct_names: HashMap<String, Type>,
 }
@@ -588,9 +625,28 @@ impl TypeStore {
         if let TypeData::Struct(st) = data {
             return self.declare_struct(st);
         }
-        let ty = self.types.push(data.clone());
+        let ty = self.push(data.clone());
         self.index.insert(data, ty);
         ty
+    }
+
+    /// Appends `data`, recording how deep it nests.
+    fn push(&mut self, data: TypeData) -> Type {
+        let depth = data
+            .referenced_types()
+            .map(|child| self.nesting.get(child).map_or(0, |d| d.saturating_add(1)))
+            .max()
+            .unwrap_or(0);
+        let ty = self.types.push(data);
+        self.nesting[ty] = depth;
+        ty
+    }
+
+    /// How many levels of element, pointee and member types `ty` holds: 0 for a scalar,
+    /// 1 for `array<f32, 4>`; a front-end refuses a type deeper than [`MAX_VALUE_TYPE_NESTING`].
+    /// A reference to a type not (yet) in the store counts as a scalar.
+    pub fn nesting(&self, ty: Type) -> u32 {
+        self.nesting.get(ty).copied().unwrap_or(0)
     }
 
     /// Declares a struct. An identical struct already declared is returned; a different
@@ -617,7 +673,7 @@ impl TypeStore {
         }
         let name = st.name.clone();
         let data = TypeData::Struct(st);
-        let ty = self.types.push(data.clone());
+        let ty = self.push(data.clone());
         self.index.insert(data, ty);
         self.struct_names.insert(name, ty);
         ty
@@ -790,7 +846,7 @@ impl fmt::Display for DisplayType<'_> {
         let Some(data) = self.store.try_get(self.ty) else {
             return write!(f, "<invalid {}>", self.ty);
         };
-        if self.depth > 64 {
+        if self.depth > MAX_TYPE_NESTING {
             return write!(f, "<nested too deeply: {}>", self.ty);
         }
         let sub = |ty| DisplayType {
@@ -886,6 +942,33 @@ mod tests {
             store.display(p1).to_string(),
             "ptr<storage(read), vec3<f32>>"
         );
+    }
+
+    #[test]
+    fn nesting_counts_element_pointee_and_member_levels() {
+        let mut store = TypeStore::new();
+        let f = store.f32();
+        let v = store.vector(Scalar::F32, 4);
+        let arr = store.array(v, 4);
+        let st = store.declare_struct(StructType {
+            name: "S".into(),
+            members: vec![
+                StructMember {
+                    name: "a".into(),
+                    ty: f,
+                    offset: None,
+                },
+                StructMember {
+                    name: "b".into(),
+                    ty: arr,
+                    offset: None,
+                },
+            ],
+            align: None,
+        });
+        let ptr = store.pointer(AddressSpace::Private, st);
+        let depths: Vec<u32> = [f, v, arr, st, ptr].map(|t| store.nesting(t)).to_vec();
+        assert_eq!(depths, [0, 0, 1, 2, 3]);
     }
 
     #[test]

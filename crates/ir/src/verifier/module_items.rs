@@ -5,7 +5,7 @@ use super::{ErrorKind, Location, Verifier, MAX_WORKGROUP_INVOCATIONS, MAX_WORKGR
 use crate::constants::{canonical_scalar_bits, ConstKind};
 use crate::entities::{Func, Type};
 use crate::function::{Builtin, FunctionKind, StageBinding};
-use crate::types::{AddressSpace, Scalar, TypeData, TypeStore};
+use crate::types::{AddressSpace, Scalar, TypeData, TypeStore, MAX_TYPE_NESTING};
 use cranelift_entity::EntityRef;
 use std::collections::HashMap;
 
@@ -25,26 +25,16 @@ const VOID: u8 = 1 << 5;
 /// Facts about each type of the module, computed bottom-up in one pass.
 pub(crate) struct TypeFacts {
     flags: Vec<u8>,
+    /// How deep each type nests (see [`crate::types::MAX_TYPE_NESTING`]).
+    nesting: Vec<u32>,
     /// Types found on a reference cycle, and types referring to a missing index (with it),
     /// reported by [`Verifier::check_types`].
     cycles: Vec<Type>,
 }
 
-/// Reference `index` of `data` (element, pointee or member type), in order.
-fn referenced_type(data: &TypeData, index: usize) -> Option<Type> {
-    match data {
-        TypeData::Array { elem, .. } | TypeData::RuntimeArray { elem } => {
-            (index == 0).then_some(*elem)
-        }
-        TypeData::Pointer { pointee, .. } => (index == 0).then_some(*pointee),
-        TypeData::Struct(st) => st.members.get(index).map(|m| m.ty),
-        _ => None,
-    }
-}
-
 /// The types `data` refers to, in order.
 fn referenced_types(data: &TypeData) -> impl Iterator<Item = Type> + '_ {
-    (0..).map_while(move |i| referenced_type(data, i))
+    data.referenced_types()
 }
 
 impl TypeFacts {
@@ -55,6 +45,7 @@ impl TypeFacts {
         let count = store.len();
         let mut state = vec![UNVISITED; count];
         let mut flags = vec![0u8; count];
+        let mut nesting = vec![0u32; count];
         let mut on_cycle = vec![false; count];
         let mut cycles = Vec::new();
         // Iterative post-order DFS over type references: (type, next reference to visit).
@@ -71,7 +62,7 @@ impl TypeFacts {
                     stack.pop();
                     continue;
                 };
-                if let Some(child) = referenced_type(data, next) {
+                if let Some(child) = data.referenced_type(next) {
                     top.1 += 1;
                     let c = child.index();
                     if c < count {
@@ -92,9 +83,17 @@ impl TypeFacts {
                 stack.pop();
                 state[ty] = DONE;
                 flags[ty] = Self::flags_of(data, &flags, on_cycle[ty]);
+                nesting[ty] = referenced_types(data)
+                    .map(|t| nesting.get(t.index()).map_or(0, |d| d.saturating_add(1)))
+                    .max()
+                    .unwrap_or(0);
             }
         }
-        TypeFacts { flags, cycles }
+        TypeFacts {
+            flags,
+            nesting,
+            cycles,
+        }
     }
 
     /// Flags of one type from its references' flags (all final, or on the current cycle).
@@ -135,6 +134,11 @@ impl TypeFacts {
 
     fn has(&self, ty: Type, flag: u8) -> bool {
         self.flags.get(ty.index()).is_some_and(|f| f & flag != 0)
+    }
+
+    /// How many levels of element, pointee and member types `ty` holds (0 for a scalar).
+    pub(crate) fn nesting(&self, ty: Type) -> u32 {
+        self.nesting.get(ty.index()).copied().unwrap_or(0)
     }
 
     pub(crate) fn len(&self) -> usize {
@@ -231,6 +235,17 @@ impl Verifier<'_> {
                 }
             }
             if missing {
+                continue;
+            }
+            let depth = self.type_facts.nesting(ty);
+            if self.type_facts.is_sound(ty) && depth > MAX_TYPE_NESTING {
+                self.report(
+                    ErrorKind::MalformedType,
+                    Location::Type(ty),
+                    format!(
+                        "nests types {depth} levels deep; oxir accepts at most {MAX_TYPE_NESTING}"
+                    ),
+                );
                 continue;
             }
             let problem = self.type_problem(data);

@@ -44,6 +44,31 @@ fn cyclic_types_are_reported_not_followed() {
 }
 
 #[test]
+fn types_nested_past_the_limit_are_reported() {
+    let mut m = Module::new();
+    let mut ty = m.types.f32();
+    for _ in 0..MAX_TYPE_NESTING {
+        ty = m.types.array(ty, 1);
+    }
+    assert_eq!(m.types.nesting(ty), 64);
+    assert!(verify(&m).succeeded(), "{}", verify(&m));
+    let deeper = m.types.pointer(AddressSpace::Private, ty);
+    assert_eq!(m.types.nesting(deeper), 65);
+    let report = verify(&m);
+    let nesting_errors: Vec<_> = report
+        .errors
+        .iter()
+        .filter(|e| e.kind == ErrorKind::MalformedType && e.message.contains("65 levels"))
+        .collect();
+    assert_eq!(nesting_errors.len(), 1, "{report}");
+    assert_eq!(
+        nesting_errors[0].location,
+        Location::Type(deeper),
+        "{report}"
+    );
+}
+
+#[test]
 fn non_canonical_scalar_constant() {
     let mut m = Module::new();
     let ty = m.types.u32();

@@ -13,7 +13,7 @@ use crate::function::{AbiParam, Function, FunctionKind, Signature};
 use crate::instructions::{BlockCall, InstData, Payload, SwitchTable};
 use crate::module::{GlobalData, Module, ResourceBinding};
 use crate::ops::Opcode;
-use crate::types::{AddressSpace, Scalar, StorageAccess, TypeData};
+use crate::types::{AddressSpace, Scalar, StorageAccess, TypeData, MAX_TYPE_NESTING};
 
 mod beyond_text;
 mod robustness;

@@ -90,6 +90,7 @@ use oxir_passes::pipeline::{PassPipeline, PipelineError};
 use std::fmt;
 
 pub use preflight::{opcode_support, preflight, Support};
+pub use writer::images::texel_image_format;
 
 /// A Vulkan target environment.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]

@@ -299,6 +299,100 @@ fn images_get_bindings_and_their_capabilities() {
     );
 }
 
+/// A kernel with one storage texture of `format` and `access`: it loads a texel when the
+/// texture is readable and stores zero when it is writable.
+fn storage_texture_kernel(format: &str, access: &str) -> String {
+    let kind = if format.ends_with("uint") {
+        "u32"
+    } else if format.ends_with("sint") {
+        "i32"
+    } else {
+        "f32"
+    };
+    let zero = if kind == "f32" { "0.0" } else { "0" };
+    let ty = format!("texture_storage_2d<{format}, {access}>");
+    let read = if access == "write" {
+        String::new()
+    } else {
+        format!("    v3: vec4<{kind}> = texture_load v0, v1\n")
+    };
+    let write = if access == "read" {
+        ""
+    } else {
+        "    texture_store v0, v1, v2\n"
+    };
+    format!(
+        "const c0: i32 = 0\nconst c1: {kind} = {zero}\n\
+         global @w: handle {ty} binding(0, 0)\n\
+         kernel @main() workgroup_size(1, 1, 1) {{\n\
+         block0:\n    v0: {ty} = load @w\n    v1: vec2<i32> = splat c0\n\
+         {read}    v2: vec4<{kind}> = splat c1\n{write}    return\n}}\n"
+    )
+}
+
+#[test]
+fn storage_formats_declare_their_capabilities() {
+    use rspirv::spirv::ImageFormat;
+    // (format, SPIR-V image format, needs StorageImageExtendedFormats), per the SPIR-V
+    // specification's capability table for Image Format.
+    let cases = [
+        ("rgba8unorm", ImageFormat::Rgba8, false),
+        ("rgba16uint", ImageFormat::Rgba16ui, false),
+        ("r32sint", ImageFormat::R32i, false),
+        ("r8unorm", ImageFormat::R8, true),
+        ("rg16snorm", ImageFormat::Rg16Snorm, true),
+        ("rg32uint", ImageFormat::Rg32ui, true),
+        ("rgb10a2unorm", ImageFormat::Rgb10A2, true),
+        ("rgb10a2uint", ImageFormat::Rgb10a2ui, true),
+        ("r16float", ImageFormat::R16f, true),
+    ];
+    for (format, image_format, extended) in cases {
+        let m = compile(
+            &storage_texture_kernel(format, "write"),
+            TargetEnv::Vulkan1_1,
+        );
+        let image = m
+            .types_global_values
+            .iter()
+            .find(|i| i.class.opcode == Op::TypeImage)
+            .unwrap_or_else(|| panic!("{format}: no OpTypeImage"));
+        assert_eq!(
+            image.operands[6],
+            Operand::ImageFormat(image_format),
+            "{format}"
+        );
+        let caps = capabilities(&m);
+        assert_eq!(
+            caps.contains(&Capability::StorageImageExtendedFormats),
+            extended,
+            "{format}: {caps:?}"
+        );
+    }
+    // bgra8unorm has no SPIR-V image format: Unknown, with the without-format capability
+    // of each access the texture has.
+    for (access, read, write) in [
+        ("write", false, true),
+        ("read", true, false),
+        ("read_write", true, true),
+    ] {
+        let m = compile(
+            &storage_texture_kernel("bgra8unorm", access),
+            TargetEnv::Vulkan1_1,
+        );
+        let caps = capabilities(&m);
+        assert_eq!(
+            caps.contains(&Capability::StorageImageReadWithoutFormat),
+            read,
+            "{access}: {caps:?}"
+        );
+        assert_eq!(
+            caps.contains(&Capability::StorageImageWriteWithoutFormat),
+            write,
+            "{access}: {caps:?}"
+        );
+    }
+}
+
 #[test]
 fn a_kernel_without_images_declares_no_image_or_graphics_capability() {
     let text = "\

@@ -7,18 +7,19 @@
 //!
 //! - float channels of 32-bit and 16-bit formats and of sampled float textures:
 //!   `((v & 511) - 256) / 64`, a multiple of 1/64 in [-4, 4), exact in f32 and f16;
-//! - 32-bit integer channels (sampled sint / uint textures, `r32uint`, `rgba32sint`, ...):
-//!   the low 32 bits of `v`, as they are;
-//! - `rgba8unorm`: `k / 255` with `k = v & 255`; `rgba8snorm`: `k / 127` with
-//!   `k = (v % 255) - 127`; `rgba8uint`: `v & 255`; `rgba8sint`: the low byte
-//!   sign-extended; `rgba16uint` / `rgba16sint`: the low 16 bits (sign-extended for sint).
-//!   Every value is exactly what the format stores, so the device's conversion and the
-//!   interpreter's quantization keep it;
+//! - integer channels (sampled sint / uint textures, `r32uint`, `rg16sint`, `rgb10a2uint`,
+//!   ...): the low bits of `v` the channel holds (sign-extended for sint when read);
+//! - unorm channels of `b` bits: `k / (2^b - 1)` with `k` the low `b` bits of `v`; snorm
+//!   channels: `k / (2^(b-1) - 1)` with `k = (v % (2^b - 1)) - (2^(b-1) - 1)` (never the
+//!   most negative code, which reads as -1 like the next one). Every value is exactly what
+//!   the format stores, so the device's conversion and the interpreter's quantization keep
+//!   it; the bytes are the format's memory layout (`oxir_ir::texel`, `bgra8unorm` blue
+//!   first);
 //! - depth textures (`D32_SFLOAT`, one channel): `(v % 257) / 256`, in [0, 1].
 //!
-//! Formats with fewer than four channels (`r32*`, `rg32*`) draw only their channels; the
-//! interpreter's texel fills the others as a load reads them (0, alpha 1), as
-//! `oxir_interp::texture::quantize` does. Sampled colour textures draw four channels.
+//! Formats with fewer than four channels (`r32*`, `rg16*`, ...) draw only their channels;
+//! the interpreter's texel fills the others as a load reads them (0, alpha 1), as
+//! `oxir_ir::texel::decode` does. Sampled colour textures draw four channels.
 //!
 //! A multisampled texture is uniform: one texel is drawn (the first, as above) and every
 //! sample of every texel holds it (the Vulkan engine clears the image to it with
@@ -27,6 +28,8 @@
 
 use crate::run_textures::{Channel, TexSize, TexSlot};
 use oxir_interp::Texture;
+use oxir_ir::texel::{self, Encoding};
+use oxir_ir::types::TexelFormat;
 
 fn splitmix(state: &mut u64) -> u64 {
     *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
@@ -39,58 +42,54 @@ fn splitmix(state: &mut u64) -> u64 {
 /// How a texture's channels are generated and stored.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 enum Class {
-    /// `n` f32 channels (4 bytes each).
-    F32(usize),
-    /// `n` 32-bit integer channels (signed or not: the raw word either way).
-    I32(usize),
-    F16,
-    Unorm8,
-    Snorm8,
-    Uint8,
-    Sint8,
-    Uint16,
-    Sint16,
+    /// A sampled float texture: four f32 channels.
+    Float,
+    /// A sampled sint or uint texture: four 32-bit channels (the raw word either way).
+    Integer,
+    /// A depth texture (`D32_SFLOAT`).
     Depth,
+    /// A storage texture of this format.
+    Storage(TexelFormat),
 }
 
-fn class(slot: &TexSlot) -> Option<Class> {
-    Some(match slot.storage {
-        None => match slot.channel {
-            Channel::Float => Class::F32(4),
-            Channel::Sint | Channel::Uint => Class::I32(4),
-            Channel::Depth => Class::Depth,
-        },
-        Some((name, _)) => match name {
-            "r32float" => Class::F32(1),
-            "rg32float" => Class::F32(2),
-            "rgba32float" => Class::F32(4),
-            "r32uint" | "r32sint" => Class::I32(1),
-            "rg32uint" | "rg32sint" => Class::I32(2),
-            "rgba32uint" | "rgba32sint" => Class::I32(4),
-            "rgba16float" => Class::F16,
-            "rgba8unorm" => Class::Unorm8,
-            "rgba8snorm" => Class::Snorm8,
-            "rgba8uint" => Class::Uint8,
-            "rgba8sint" => Class::Sint8,
-            "rgba16uint" => Class::Uint16,
-            "rgba16sint" => Class::Sint16,
-            _ => return None,
-        },
-    })
+fn class(slot: &TexSlot) -> Class {
+    match (slot.storage, slot.channel) {
+        (Some(format), _) => Class::Storage(format),
+        (None, Channel::Float) => Class::Float,
+        (None, Channel::Sint | Channel::Uint) => Class::Integer,
+        (None, Channel::Depth) => Class::Depth,
+    }
+}
+
+/// A multiple of 1/64 in [-4, 4) from `v`, exact in f32 and f16.
+fn float(v: u64) -> f32 {
+    ((v & 511) as i32 - 256) as f32 / 64.0
+}
+
+/// The raw channel a storage format holds for the draw `v`: always a value the format
+/// stores exactly (snorm never its most negative code, which reads as -1 like the next).
+fn raw_channel(encoding: Encoding, bits: u8, v: u64) -> u64 {
+    let mask = (1u64 << bits) - 1;
+    match encoding {
+        Encoding::Float if bits == 16 => u64::from(half::f16::from_f32(float(v)).to_bits()),
+        Encoding::Float => u64::from(float(v).to_bits()),
+        Encoding::Snorm => {
+            let max = (1u64 << (bits - 1)) - 1;
+            ((v % (2 * max + 1)) as i64 - max as i64) as u64 & mask
+        }
+        Encoding::Unorm | Encoding::Uint | Encoding::Sint => v & mask,
+    }
 }
 
 /// One texel drawn from `state`: the interpreter's four words and the bytes the Vulkan
 /// image holds.
 fn texel(class: Class, state: &mut u64, bytes: &mut Vec<u8>) -> [u32; 4] {
-    let float = |v: u64| ((v & 511) as i32 - 256) as f32 / 64.0;
-    let one = 1.0f32.to_bits();
     match class {
-        Class::F32(n) | Class::I32(n) => {
-            let is_float = matches!(class, Class::F32(_));
-            let mut t = [0, 0, 0, if is_float { one } else { 1 }];
-            for c in t.iter_mut().take(n) {
+        Class::Float | Class::Integer => {
+            let mut t = [0u32; 4];
+            for c in &mut t {
                 let v = splitmix(state);
-                *c = if is_float {
+                *c = if class == Class::Float {
                     float(v).to_bits()
                 } else {
                     v as u32
@@ -104,61 +103,28 @@ fn texel(class: Class, state: &mut u64, bytes: &mut Vec<u8>) -> [u32; 4] {
             bytes.extend_from_slice(&d.to_bits().to_le_bytes());
             [d.to_bits(), 0, 0, 0]
         }
-        _ => {
-            let mut t = [0u32; 4];
-            for c in &mut t {
-                let v = splitmix(state);
-                *c = match class {
-                    Class::F16 => {
-                        let x = float(v);
-                        bytes.extend_from_slice(&half::f16::from_f32(x).to_bits().to_le_bytes());
-                        x.to_bits()
-                    }
-                    Class::Unorm8 => {
-                        let k = (v & 255) as u8;
-                        bytes.push(k);
-                        (f32::from(k) / 255.0).to_bits()
-                    }
-                    Class::Snorm8 => {
-                        let k = (v % 255) as i32 - 127;
-                        bytes.push(k as i8 as u8);
-                        (k as f32 / 127.0).to_bits()
-                    }
-                    Class::Uint8 => {
-                        bytes.push(v as u8);
-                        u32::from(v as u8)
-                    }
-                    Class::Sint8 => {
-                        bytes.push(v as u8);
-                        v as u8 as i8 as i32 as u32
-                    }
-                    Class::Uint16 => {
-                        bytes.extend_from_slice(&(v as u16).to_le_bytes());
-                        u32::from(v as u16)
-                    }
-                    Class::Sint16 => {
-                        bytes.extend_from_slice(&(v as u16).to_le_bytes());
-                        v as u16 as i16 as i32 as u32
-                    }
-                    _ => unreachable!("handled above"),
-                };
+        Class::Storage(format) => {
+            let layout = format.layout();
+            let mut raw = [0u64; 4];
+            for (i, r) in raw.iter_mut().enumerate().take(layout.channels()) {
+                *r = raw_channel(layout.encoding, layout.bits[i], splitmix(state));
             }
-            t
+            texel::pack(format, raw, bytes);
+            texel::decode(format, raw)
         }
     }
 }
 
 /// A texture's initial contents: the interpreter's texture, and the bytes to give the
 /// Vulkan engine (tightly packed texels; one texel for a multisampled texture, which it
-/// clears to that value; empty for zero). `None` when `slot`'s storage format has no
-/// generator (no such format reaches here from WGSL).
-pub(crate) fn contents(slot: &TexSlot, size: TexSize) -> Option<(Texture, Vec<u8>)> {
+/// clears to that value; empty for zero).
+pub(crate) fn contents(slot: &TexSlot, size: TexSize) -> (Texture, Vec<u8>) {
     let [w, h, l] = size.extent;
     let mut texture = Texture::multisampled(w, h, l, size.samples);
     let Some(seed) = size.seed else {
-        return Some((texture, Vec::new()));
+        return (texture, Vec::new());
     };
-    let class = class(slot)?;
+    let class = class(slot);
     let mut state = seed;
     let mut bytes = Vec::new();
     if size.samples > 1 {
@@ -169,5 +135,5 @@ pub(crate) fn contents(slot: &TexSlot, size: TexSize) -> Option<(Texture, Vec<u8
             *x = texel(class, &mut state, &mut bytes);
         }
     }
-    Some((texture, bytes))
+    (texture, bytes)
 }

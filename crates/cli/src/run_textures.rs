@@ -60,7 +60,7 @@ pub(crate) struct TexSlot {
     pub arrayed: bool,
     pub multisampled: bool,
     /// Storage textures: the format's name and bytes per texel.
-    pub storage: Option<(&'static str, u32)>,
+    pub storage: Option<TexelFormat>,
     /// A sampler (no texels).
     pub sampler: bool,
     /// A sampled texture's channel kind (`Float` for storage textures and samplers).
@@ -76,17 +76,7 @@ pub(crate) struct TexOut {
 
 /// Bytes per texel of an oxir storage format.
 pub(crate) fn texel_bytes(format: TexelFormat) -> u32 {
-    match format {
-        TexelFormat::R32Float
-        | TexelFormat::R32Sint
-        | TexelFormat::R32Uint
-        | TexelFormat::Rgba8Unorm
-        | TexelFormat::Rgba8Snorm
-        | TexelFormat::Rgba8Uint
-        | TexelFormat::Rgba8Sint => 4,
-        TexelFormat::Rg32Float | TexelFormat::Rgba16Float => 8,
-        TexelFormat::Rgba32Float | TexelFormat::Rgba32Sint | TexelFormat::Rgba32Uint => 16,
-    }
+    format.layout().bytes()
 }
 
 /// The texture and sampler bindings of an oxir module.
@@ -120,7 +110,7 @@ pub(crate) fn module_textures(module: &Module) -> BTreeMap<(u32, u32), TexSlot> 
                 dim: dim(shape.dim),
                 arrayed: shape.arrayed,
                 multisampled: shape.multisampled,
-                storage: Some((format.name(), texel_bytes(*format))),
+                storage: Some(*format),
                 sampler: false,
                 channel: Channel::Float,
             },
@@ -166,7 +156,7 @@ pub(crate) fn spv_textures(interface: &oxir_vulkan::Interface) -> BTreeMap<(u32,
                 multisampled: info.multisampled,
                 storage: match b.kind {
                     K::StorageImage => oxir_vulkan::images::storage_format(info.format)
-                        .map(|(_, size, name)| (name, size)),
+                        .and_then(|(_, _, name)| TexelFormat::from_name(name)),
                     _ => None,
                 },
                 sampler: false,
@@ -326,22 +316,6 @@ pub(crate) fn extents(
             samples,
             seed,
         };
-        if crate::run_texdata::contents(
-            slot,
-            TexSize {
-                extent: [1; 3],
-                ..size
-            },
-        )
-        .is_none()
-        {
-            return Err(usage(format!(
-                "{name}: --texture {}:{}: no seeded contents for storage format {}",
-                key.0,
-                key.1,
-                slot.storage.map_or("?", |s| s.0)
-            )));
-        }
         out.insert(*key, size);
     }
     Ok(out)
@@ -349,46 +323,14 @@ pub(crate) fn extents(
 
 /// The interpreter's texture of `size`: zero, or seeded (`run_texdata`).
 pub(crate) fn interp_texture(slot: &TexSlot, size: TexSize) -> Texture {
-    match crate::run_texdata::contents(slot, size) {
-        Some((texture, _)) => texture,
-        None => {
-            let [w, h, l] = size.extent;
-            Texture::multisampled(w, h, l, size.samples)
-        }
-    }
+    crate::run_texdata::contents(slot, size).0
 }
 
 /// A texture's texels in `format`'s memory layout (see the module doc).
 pub(crate) fn encode(format: TexelFormat, texture: &Texture) -> Vec<u8> {
     let mut out = Vec::with_capacity(texture.texels.len() * texel_bytes(format) as usize);
-    for t in &texture.texels {
-        let f = t.map(f32::from_bits);
-        match format {
-            TexelFormat::R32Float | TexelFormat::R32Sint | TexelFormat::R32Uint => {
-                out.extend_from_slice(&t[0].to_le_bytes())
-            }
-            TexelFormat::Rg32Float => {
-                out.extend_from_slice(&t[0].to_le_bytes());
-                out.extend_from_slice(&t[1].to_le_bytes());
-            }
-            TexelFormat::Rgba8Unorm => {
-                out.extend(f.map(|x| (x.clamp(0.0, 1.0) * 255.0).round() as u8))
-            }
-            TexelFormat::Rgba8Snorm => {
-                out.extend(f.map(|x| (x.clamp(-1.0, 1.0) * 127.0).round() as i8 as u8))
-            }
-            TexelFormat::Rgba8Uint | TexelFormat::Rgba8Sint => out.extend(t.map(|x| x as u8)),
-            TexelFormat::Rgba16Float => {
-                for x in f {
-                    out.extend_from_slice(&half::f16::from_f32(x).to_bits().to_le_bytes());
-                }
-            }
-            TexelFormat::Rgba32Float | TexelFormat::Rgba32Sint | TexelFormat::Rgba32Uint => {
-                for x in t {
-                    out.extend_from_slice(&x.to_le_bytes());
-                }
-            }
-        }
+    for &t in &texture.texels {
+        oxir_ir::texel::pack(format, oxir_ir::texel::encode(format, t), &mut out);
     }
     out
 }

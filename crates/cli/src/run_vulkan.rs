@@ -143,9 +143,10 @@ pub fn run(args: RunArgs) -> Result<(), Failure> {
     }
     let mut textures = BTreeMap::new();
     for (key, slot) in &tex_slots {
-        let Some((format, texel)) = slot.storage else {
+        let Some(format) = slot.storage else {
             continue;
         };
+        let texel = format.layout().bytes();
         let extent = extents[key].extent;
         let bytes = read_back.remove(key).unwrap_or_else(|| {
             let texels: u64 = extent.iter().map(|&e| u64::from(e)).product();
@@ -155,7 +156,7 @@ pub fn run(args: RunArgs) -> Result<(), Failure> {
             *key,
             TexOut {
                 extent,
-                format,
+                format: format.name(),
                 bytes,
             },
         );
@@ -189,9 +190,7 @@ fn bound_data(
             // Seeded texels (one texel for a multisampled image, which the runner clears to
             // it); none for zero.
             let bytes = match (size, tex_slots.get(key)) {
-                (Some(size), Some(slot)) => crate::run_texdata::contents(slot, size)
-                    .map(|(_, bytes)| bytes)
-                    .unwrap_or_default(),
+                (Some(size), Some(slot)) => crate::run_texdata::contents(slot, size).1,
                 _ => Vec::new(),
             };
             data.push(BindingData {

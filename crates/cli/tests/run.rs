@@ -321,3 +321,52 @@ fn float_decomposition_matches_hand_computed_values() {
         );
     }
 }
+
+/// bgra8unorm stores blue first: (1, 0.5, 0, 0.25) is the bytes 00 80 ff 40 (0.5 · 255 =
+/// 127.5 rounds to 128, 0.25 · 255 = 63.75 to 64). The Vulkan engine refuses it: SPIR-V
+/// declares the image without a format, which the runner cannot pick one for.
+#[test]
+fn bgra8unorm_stores_blue_first_and_vulkan_refuses_it() {
+    let dir = std::env::temp_dir().join(format!("oxir-run-bgra-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("bgra.wgsl");
+    std::fs::write(
+        &file,
+        "@group(0) @binding(0) var dst: texture_storage_2d<bgra8unorm, write>;\n\
+         @compute @workgroup_size(1) fn main() {\n\
+         textureStore(dst, vec2<i32>(0, 0), vec4<f32>(1.0, 0.5, 0.0, 0.25)); }\n",
+    )
+    .unwrap();
+    let file = file.to_str().unwrap();
+    let out = oxir(&["run", file, "--dispatch", "1"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        stdout(&out),
+        "{\"group\":0,\"binding\":0,\"texture\":[1,1,1],\"format\":\"bgra8unorm\",\"hex\":\"0080ff40\"}\n"
+    );
+    let spv = dir.join("bgra.spv");
+    let out = oxir(&[
+        "compile",
+        file,
+        "--target",
+        "spirv",
+        "-o",
+        spv.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    if oxir_test_support::spirv_val::have_spirv_val("bgra8unorm") {
+        let bytes = std::fs::read(&spv).unwrap();
+        let words: Vec<u32> = bytes
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+            .collect();
+        oxir_test_support::spirv_val::spirv_val(&words, "vulkan1.1").unwrap();
+    }
+    let out = oxir(&["run", file, "--dispatch", "1", "--engine", "vulkan"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("image format Unknown") || err.contains("no Vulkan"),
+        "{err}"
+    );
+}

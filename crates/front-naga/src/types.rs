@@ -136,21 +136,52 @@ pub(crate) fn uniform_rules(naga: &naga::Module, layouter: &naga::proc::Layouter
 
 fn texel_format(format: naga::StorageFormat, span: Span) -> Result<TexelFormat> {
     use naga::StorageFormat as F;
+    use TexelFormat as T;
     Ok(match format {
-        F::R32Float => TexelFormat::R32Float,
-        F::R32Sint => TexelFormat::R32Sint,
-        F::R32Uint => TexelFormat::R32Uint,
-        F::Rg32Float => TexelFormat::Rg32Float,
-        F::Rgba8Unorm => TexelFormat::Rgba8Unorm,
-        F::Rgba8Snorm => TexelFormat::Rgba8Snorm,
-        F::Rgba8Uint => TexelFormat::Rgba8Uint,
-        F::Rgba8Sint => TexelFormat::Rgba8Sint,
-        F::Rgba16Float => TexelFormat::Rgba16Float,
-        F::Rgba32Float => TexelFormat::Rgba32Float,
-        F::Rgba32Sint => TexelFormat::Rgba32Sint,
-        F::Rgba32Uint => TexelFormat::Rgba32Uint,
-        other => {
-            let name = format!("{other:?}").to_lowercase();
+        F::R8Unorm => T::R8Unorm,
+        F::R8Snorm => T::R8Snorm,
+        F::R8Uint => T::R8Uint,
+        F::R8Sint => T::R8Sint,
+        F::R16Uint => T::R16Uint,
+        F::R16Sint => T::R16Sint,
+        F::R16Float => T::R16Float,
+        F::R16Unorm => T::R16Unorm,
+        F::R16Snorm => T::R16Snorm,
+        F::R32Float => T::R32Float,
+        F::R32Sint => T::R32Sint,
+        F::R32Uint => T::R32Uint,
+        F::Rg8Unorm => T::Rg8Unorm,
+        F::Rg8Snorm => T::Rg8Snorm,
+        F::Rg8Uint => T::Rg8Uint,
+        F::Rg8Sint => T::Rg8Sint,
+        F::Rg16Uint => T::Rg16Uint,
+        F::Rg16Sint => T::Rg16Sint,
+        F::Rg16Float => T::Rg16Float,
+        F::Rg16Unorm => T::Rg16Unorm,
+        F::Rg16Snorm => T::Rg16Snorm,
+        F::Rg32Float => T::Rg32Float,
+        F::Rg32Sint => T::Rg32Sint,
+        F::Rg32Uint => T::Rg32Uint,
+        F::Rgba8Unorm => T::Rgba8Unorm,
+        F::Rgba8Snorm => T::Rgba8Snorm,
+        F::Rgba8Uint => T::Rgba8Uint,
+        F::Rgba8Sint => T::Rgba8Sint,
+        F::Bgra8Unorm => T::Bgra8Unorm,
+        F::Rgb10a2Unorm => T::Rgb10a2Unorm,
+        F::Rgb10a2Uint => T::Rgb10a2Uint,
+        F::Rgba16Float => T::Rgba16Float,
+        F::Rgba16Sint => T::Rgba16Sint,
+        F::Rgba16Uint => T::Rgba16Uint,
+        F::Rgba16Unorm => T::Rgba16Unorm,
+        F::Rgba16Snorm => T::Rgba16Snorm,
+        F::Rgba32Float => T::Rgba32Float,
+        F::Rgba32Sint => T::Rgba32Sint,
+        F::Rgba32Uint => T::Rgba32Uint,
+        // A packed unsigned float format (11-, 11- and 10-bit floats without sign) and a
+        // 64-bit integer one (needs 64-bit image atomics): no conversion of theirs exists in
+        // oxir yet.
+        F::Rg11b10Ufloat | F::R64Uint => {
+            let name = format!("{format:?}").to_lowercase();
             return Err(LowerError::unsupported(
                 format!("storage texture format `{name}`"),
                 span,

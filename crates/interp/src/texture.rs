@@ -4,7 +4,7 @@
 //!
 //! Texels hold four 32-bit channels: f32 bits for float and depth textures, the integer
 //! for sint / uint ones. `texture_store` quantizes to the storage format as a GPU does
-//! (unorm8 / snorm8 rounding, f16 rounding, 8-bit integer truncation). Mip levels, bias
+//! (`oxir_ir::texel`: unorm / snorm rounding, f16 rounding, integer truncation). Mip levels, bias
 //! and gradients are not modelled: every sample reads level 0 (documented limitation).
 //! Out-of-range `texture_load` reads zero and out-of-range `texture_store` is dropped
 //! (WGSL allows this): a coordinate, layer, mip level (anything but 0) or sample index
@@ -178,21 +178,10 @@ pub fn sample(tex: &Texture, sampler: &Sampler, u: f32, v: f32, layer: i64) -> [
     }
 }
 
-/// The bits a storage texture of `format` keeps of `value` (quantization).
+/// The bits a storage texture of `format` keeps of `value` (quantization): what a load
+/// reads after the store, by the one description of the formats in [`oxir_ir::texel`].
 pub fn quantize(format: TexelFormat, value: [u32; 4]) -> [u32; 4] {
-    let f = value.map(f32::from_bits);
-    let bits = |v: [f32; 4]| v.map(f32::to_bits);
-    match format {
-        TexelFormat::R32Float => bits([f[0], 0.0, 0.0, 1.0]),
-        TexelFormat::Rg32Float => bits([f[0], f[1], 0.0, 1.0]),
-        TexelFormat::R32Sint | TexelFormat::R32Uint => [value[0], 0, 0, 1],
-        TexelFormat::Rgba8Unorm => bits(f.map(|x| (x.clamp(0.0, 1.0) * 255.0).round() / 255.0)),
-        TexelFormat::Rgba8Snorm => bits(f.map(|x| (x.clamp(-1.0, 1.0) * 127.0).round() / 127.0)),
-        TexelFormat::Rgba8Uint => value.map(|x| x & 0xff),
-        TexelFormat::Rgba8Sint => value.map(|x| x as u8 as i8 as i32 as u32),
-        TexelFormat::Rgba16Float => bits(f.map(|x| half::f16::from_f32(x).to_f32())),
-        TexelFormat::Rgba32Float | TexelFormat::Rgba32Sint | TexelFormat::Rgba32Uint => value,
-    }
+    oxir_ir::texel::quantize(format, value)
 }
 
 /// The texture operations the executor performs; the executor maps each texture opcode

@@ -113,6 +113,7 @@ pub mod printer;
 pub mod random_modules;
 pub mod scalar_semantics;
 pub mod ssa_builder;
+pub mod texel;
 pub mod types;
 pub mod typing;
 pub mod verifier;

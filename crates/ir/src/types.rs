@@ -330,17 +330,58 @@ impl SampledKind {
     }
 }
 
-/// Texel formats of storage textures (the WGSL texel formats of the same names).
+/// Texel formats of storage textures (the WGSL texel formats of the same names; how each
+/// stores its channels is [`TexelFormat::layout`], in [`crate::texel`]).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum TexelFormat {
+    /// One 8-bit unsigned normalized channel.
+    R8Unorm,
+    /// One 8-bit signed normalized channel.
+    R8Snorm,
+    /// One 8-bit unsigned integer channel.
+    R8Uint,
+    /// One 8-bit signed integer channel.
+    R8Sint,
+    /// One 16-bit unsigned integer channel.
+    R16Uint,
+    /// One 16-bit signed integer channel.
+    R16Sint,
+    /// One 16-bit float channel.
+    R16Float,
+    /// One 16-bit unsigned normalized channel.
+    R16Unorm,
+    /// One 16-bit signed normalized channel.
+    R16Snorm,
     /// One 32-bit float channel.
     R32Float,
     /// One 32-bit signed integer channel.
     R32Sint,
     /// One 32-bit unsigned integer channel.
     R32Uint,
+    /// Two 8-bit unsigned normalized channels.
+    Rg8Unorm,
+    /// Two 8-bit signed normalized channels.
+    Rg8Snorm,
+    /// Two 8-bit unsigned integer channels.
+    Rg8Uint,
+    /// Two 8-bit signed integer channels.
+    Rg8Sint,
+    /// Two 16-bit unsigned integer channels.
+    Rg16Uint,
+    /// Two 16-bit signed integer channels.
+    Rg16Sint,
+    /// Two 16-bit float channels.
+    Rg16Float,
+    /// Two 16-bit unsigned normalized channels.
+    Rg16Unorm,
+    /// Two 16-bit signed normalized channels.
+    Rg16Snorm,
     /// Two 32-bit float channels.
     Rg32Float,
+    /// Two 32-bit signed integer channels.
+    Rg32Sint,
+    /// Two 32-bit unsigned integer channels.
+    Rg32Uint,
     /// Four 8-bit unsigned normalized channels (read as floats in 0..=1).
     Rgba8Unorm,
     /// Four 8-bit signed normalized channels (read as floats in -1..=1).
@@ -349,8 +390,22 @@ pub enum TexelFormat {
     Rgba8Uint,
     /// Four 8-bit signed integer channels.
     Rgba8Sint,
+    /// Four 8-bit unsigned normalized channels stored blue, green, red, alpha.
+    Bgra8Unorm,
+    /// Three 10-bit and one 2-bit unsigned normalized channels in one 32-bit word.
+    Rgb10a2Unorm,
+    /// Three 10-bit and one 2-bit unsigned integer channels in one 32-bit word.
+    Rgb10a2Uint,
     /// Four 16-bit float channels.
     Rgba16Float,
+    /// Four 16-bit signed integer channels.
+    Rgba16Sint,
+    /// Four 16-bit unsigned integer channels.
+    Rgba16Uint,
+    /// Four 16-bit unsigned normalized channels.
+    Rgba16Unorm,
+    /// Four 16-bit signed normalized channels.
+    Rgba16Snorm,
     /// Four 32-bit float channels.
     Rgba32Float,
     /// Four 32-bit signed integer channels.
@@ -361,16 +416,43 @@ pub enum TexelFormat {
 
 impl TexelFormat {
     /// Every texel format, in declaration order.
-    pub const ALL: [TexelFormat; 12] = [
+    pub const ALL: [TexelFormat; 39] = [
+        TexelFormat::R8Unorm,
+        TexelFormat::R8Snorm,
+        TexelFormat::R8Uint,
+        TexelFormat::R8Sint,
+        TexelFormat::R16Uint,
+        TexelFormat::R16Sint,
+        TexelFormat::R16Float,
+        TexelFormat::R16Unorm,
+        TexelFormat::R16Snorm,
         TexelFormat::R32Float,
         TexelFormat::R32Sint,
         TexelFormat::R32Uint,
+        TexelFormat::Rg8Unorm,
+        TexelFormat::Rg8Snorm,
+        TexelFormat::Rg8Uint,
+        TexelFormat::Rg8Sint,
+        TexelFormat::Rg16Uint,
+        TexelFormat::Rg16Sint,
+        TexelFormat::Rg16Float,
+        TexelFormat::Rg16Unorm,
+        TexelFormat::Rg16Snorm,
         TexelFormat::Rg32Float,
+        TexelFormat::Rg32Sint,
+        TexelFormat::Rg32Uint,
         TexelFormat::Rgba8Unorm,
         TexelFormat::Rgba8Snorm,
         TexelFormat::Rgba8Uint,
         TexelFormat::Rgba8Sint,
+        TexelFormat::Bgra8Unorm,
+        TexelFormat::Rgb10a2Unorm,
+        TexelFormat::Rgb10a2Uint,
         TexelFormat::Rgba16Float,
+        TexelFormat::Rgba16Sint,
+        TexelFormat::Rgba16Uint,
+        TexelFormat::Rgba16Unorm,
+        TexelFormat::Rgba16Snorm,
         TexelFormat::Rgba32Float,
         TexelFormat::Rgba32Sint,
         TexelFormat::Rgba32Uint,
@@ -379,15 +461,42 @@ impl TexelFormat {
     /// The text-form spelling, the WGSL name in lower case (`rgba8unorm`, ...).
     pub fn name(self) -> &'static str {
         match self {
+            TexelFormat::R8Unorm => "r8unorm",
+            TexelFormat::R8Snorm => "r8snorm",
+            TexelFormat::R8Uint => "r8uint",
+            TexelFormat::R8Sint => "r8sint",
+            TexelFormat::R16Uint => "r16uint",
+            TexelFormat::R16Sint => "r16sint",
+            TexelFormat::R16Float => "r16float",
+            TexelFormat::R16Unorm => "r16unorm",
+            TexelFormat::R16Snorm => "r16snorm",
             TexelFormat::R32Float => "r32float",
             TexelFormat::R32Sint => "r32sint",
             TexelFormat::R32Uint => "r32uint",
+            TexelFormat::Rg8Unorm => "rg8unorm",
+            TexelFormat::Rg8Snorm => "rg8snorm",
+            TexelFormat::Rg8Uint => "rg8uint",
+            TexelFormat::Rg8Sint => "rg8sint",
+            TexelFormat::Rg16Uint => "rg16uint",
+            TexelFormat::Rg16Sint => "rg16sint",
+            TexelFormat::Rg16Float => "rg16float",
+            TexelFormat::Rg16Unorm => "rg16unorm",
+            TexelFormat::Rg16Snorm => "rg16snorm",
             TexelFormat::Rg32Float => "rg32float",
+            TexelFormat::Rg32Sint => "rg32sint",
+            TexelFormat::Rg32Uint => "rg32uint",
             TexelFormat::Rgba8Unorm => "rgba8unorm",
             TexelFormat::Rgba8Snorm => "rgba8snorm",
             TexelFormat::Rgba8Uint => "rgba8uint",
             TexelFormat::Rgba8Sint => "rgba8sint",
+            TexelFormat::Bgra8Unorm => "bgra8unorm",
+            TexelFormat::Rgb10a2Unorm => "rgb10a2unorm",
+            TexelFormat::Rgb10a2Uint => "rgb10a2uint",
             TexelFormat::Rgba16Float => "rgba16float",
+            TexelFormat::Rgba16Sint => "rgba16sint",
+            TexelFormat::Rgba16Uint => "rgba16uint",
+            TexelFormat::Rgba16Unorm => "rgba16unorm",
+            TexelFormat::Rgba16Snorm => "rgba16snorm",
             TexelFormat::Rgba32Float => "rgba32float",
             TexelFormat::Rgba32Sint => "rgba32sint",
             TexelFormat::Rgba32Uint => "rgba32uint",
@@ -401,20 +510,7 @@ impl TexelFormat {
 
     /// The scalar kind a shader reads and writes for this format (as a 4-vector).
     pub fn channel_kind(self) -> ScalarKind {
-        match self {
-            TexelFormat::R32Sint | TexelFormat::Rgba8Sint | TexelFormat::Rgba32Sint => {
-                ScalarKind::Sint
-            }
-            TexelFormat::R32Uint | TexelFormat::Rgba8Uint | TexelFormat::Rgba32Uint => {
-                ScalarKind::Uint
-            }
-            TexelFormat::R32Float
-            | TexelFormat::Rg32Float
-            | TexelFormat::Rgba8Unorm
-            | TexelFormat::Rgba8Snorm
-            | TexelFormat::Rgba16Float
-            | TexelFormat::Rgba32Float => ScalarKind::Float,
-        }
+        self.layout().encoding.channel_kind()
     }
 }
 

@@ -26,7 +26,7 @@
 //!   each only when such a type is declared.
 
 use super::*;
-use oxir_ir::types::{SampledKind, TexelFormat, TextureDim, TextureShape};
+use oxir_ir::types::{SampledKind, StorageAccess, TexelFormat, TextureDim, TextureShape};
 use oxir_ir::TextureOp;
 use rspirv::spirv::{Dim, ImageFormat, ImageOperands};
 
@@ -48,21 +48,55 @@ fn dim(d: TextureDim) -> Dim {
     }
 }
 
-fn format(f: TexelFormat) -> ImageFormat {
-    match f {
-        TexelFormat::R32Float => ImageFormat::R32f,
-        TexelFormat::R32Sint => ImageFormat::R32i,
-        TexelFormat::R32Uint => ImageFormat::R32ui,
-        TexelFormat::Rg32Float => ImageFormat::Rg32f,
-        TexelFormat::Rgba8Unorm => ImageFormat::Rgba8,
-        TexelFormat::Rgba8Snorm => ImageFormat::Rgba8Snorm,
-        TexelFormat::Rgba8Uint => ImageFormat::Rgba8ui,
-        TexelFormat::Rgba8Sint => ImageFormat::Rgba8i,
-        TexelFormat::Rgba16Float => ImageFormat::Rgba16f,
-        TexelFormat::Rgba32Float => ImageFormat::Rgba32f,
-        TexelFormat::Rgba32Sint => ImageFormat::Rgba32i,
-        TexelFormat::Rgba32Uint => ImageFormat::Rgba32ui,
-    }
+/// The SPIR-V image format of a storage texel format, and whether it needs the
+/// `StorageImageExtendedFormats` capability (Vulkan's `shaderStorageImageExtendedFormats`).
+/// `bgra8unorm` has no SPIR-V format: it is declared `Unknown`, which needs the
+/// read- and write-without-format capabilities instead.
+pub fn texel_image_format(f: TexelFormat) -> (ImageFormat, bool) {
+    use ImageFormat as I;
+    use TexelFormat as F;
+    let (base, extended) = match f {
+        F::R32Float => (I::R32f, false),
+        F::R32Sint => (I::R32i, false),
+        F::R32Uint => (I::R32ui, false),
+        F::Rgba8Unorm => (I::Rgba8, false),
+        F::Rgba8Snorm => (I::Rgba8Snorm, false),
+        F::Rgba8Uint => (I::Rgba8ui, false),
+        F::Rgba8Sint => (I::Rgba8i, false),
+        F::Rgba16Float => (I::Rgba16f, false),
+        F::Rgba16Sint => (I::Rgba16i, false),
+        F::Rgba16Uint => (I::Rgba16ui, false),
+        F::Rgba32Float => (I::Rgba32f, false),
+        F::Rgba32Sint => (I::Rgba32i, false),
+        F::Rgba32Uint => (I::Rgba32ui, false),
+        F::Bgra8Unorm => (I::Unknown, false),
+        F::R8Unorm => (I::R8, true),
+        F::R8Snorm => (I::R8Snorm, true),
+        F::R8Uint => (I::R8ui, true),
+        F::R8Sint => (I::R8i, true),
+        F::R16Uint => (I::R16ui, true),
+        F::R16Sint => (I::R16i, true),
+        F::R16Float => (I::R16f, true),
+        F::R16Unorm => (I::R16, true),
+        F::R16Snorm => (I::R16Snorm, true),
+        F::Rg8Unorm => (I::Rg8, true),
+        F::Rg8Snorm => (I::Rg8Snorm, true),
+        F::Rg8Uint => (I::Rg8ui, true),
+        F::Rg8Sint => (I::Rg8i, true),
+        F::Rg16Uint => (I::Rg16ui, true),
+        F::Rg16Sint => (I::Rg16i, true),
+        F::Rg16Float => (I::Rg16f, true),
+        F::Rg16Unorm => (I::Rg16, true),
+        F::Rg16Snorm => (I::Rg16Snorm, true),
+        F::Rg32Float => (I::Rg32f, true),
+        F::Rg32Sint => (I::Rg32i, true),
+        F::Rg32Uint => (I::Rg32ui, true),
+        F::Rgb10a2Unorm => (I::Rgb10A2, true),
+        F::Rgb10a2Uint => (I::Rgb10a2ui, true),
+        F::Rgba16Unorm => (I::Rgba16, true),
+        F::Rgba16Snorm => (I::Rgba16Snorm, true),
+    };
+    (base, extended)
 }
 
 /// What the writer needs to know about a texture operand.
@@ -106,7 +140,9 @@ impl Writer<'_> {
                 )
             }
             TypeData::StorageTexture {
-                shape, format: fmt, ..
+                shape,
+                format: fmt,
+                access,
             } => {
                 if shape.dim == TextureDim::D1 {
                     self.cap(Capability::Image1D);
@@ -120,8 +156,17 @@ impl Writer<'_> {
                         self.cap(Capability::ImageMSArray);
                     }
                 }
-                if fmt == TexelFormat::Rg32Float {
+                let (image_format, extended) = texel_image_format(fmt);
+                if extended {
                     self.cap(Capability::StorageImageExtendedFormats);
+                }
+                if image_format == ImageFormat::Unknown {
+                    if access != StorageAccess::Write {
+                        self.cap(Capability::StorageImageReadWithoutFormat);
+                    }
+                    if access != StorageAccess::Read {
+                        self.cap(Capability::StorageImageWriteWithoutFormat);
+                    }
                 }
                 let sampled = match fmt.channel_kind() {
                     ScalarKind::Sint => self.type_int(32, 1),
@@ -135,7 +180,7 @@ impl Writer<'_> {
                     u32::from(shape.arrayed),
                     u32::from(shape.multisampled),
                     STORAGE_IMAGE,
-                    format(fmt),
+                    image_format,
                 )
             }
             TypeData::Sampler { .. } => self.type_sampler(),

@@ -28,7 +28,7 @@
 
 mod arith;
 mod functions;
-mod images;
+pub(crate) mod images;
 mod instructions;
 mod interface;
 mod intern;

@@ -105,6 +105,8 @@ pub fn cases() -> Vec<Case> {
         "tests/shaders/helpers.wgsl",
         "tests/shaders/composites.wgsl",
         "tests/shaders/float_decomposition.wgsl",
+        "tests/layouts/uniform_layouts.wgsl",
+        "tests/shaders/texel_formats.wgsl",
     ]
     .iter()
     .map(|f| PathBuf::from(path(f)))

@@ -1,5 +1,6 @@
 // Textures and fragment-only operations: every sampling form oxir has (implicit level,
-// explicit level, bias, gradients, depth comparison at level zero), loads from sampled,
+// explicit level, bias, gradients, depth comparison at an implicit level and at level
+// zero, gathers, constant texel offsets), loads from sampled,
 // depth, multisampled and storage textures, stores, size and count queries, derivatives
 // and discard.
 // Written for oxir's front-end tests.
@@ -23,7 +24,12 @@ fn shade(@location(0) uv: vec2<f32>, @location(1) @interpolate(flat) layer: i32)
     color_sum += textureSampleLevel(layers, linear_sampler, uv, layer, 2.0);
     color_sum += textureSampleBias(volume, linear_sampler, vec3<f32>(uv, 0.5), -1.0);
     color_sum += textureSampleGrad(sky, linear_sampler, vec3<f32>(uv, 1.0), vec3<f32>(0.1), vec3<f32>(0.2));
-    let lit = textureSampleCompareLevel(shadow, shadow_sampler, uv, 0.5);
+    let lit = textureSampleCompareLevel(shadow, shadow_sampler, uv, 0.5)
+        + textureSampleCompare(shadow, shadow_sampler, uv, 0.25, vec2<i32>(1, -1));
+    color_sum += textureSample(color, linear_sampler, uv, vec2<i32>(-2, 3))
+        + textureGather(2, color, linear_sampler, uv, vec2<i32>(1, 0))
+        + textureGather(shadow, linear_sampler, uv)
+        + textureGatherCompare(shadow, shadow_sampler, uv, 0.5);
     let depth = textureSampleLevel(shadow, linear_sampler, uv, 1);
     let texel = textureLoad(color, vec2<i32>(uv * 8.0), 0);
     let sample = textureLoad(samples, vec2<u32>(2u, 3u), 1);

@@ -355,6 +355,9 @@ pub(crate) fn lowering(op: Opcode) -> Lowering {
         | O::TextureSampleLevel
         | O::TextureSampleGrad
         | O::TextureSampleCompare
+        | O::TextureSampleCompareLevel
+        | O::TextureGather
+        | O::TextureGatherCompare
         | O::TextureLoad
         | O::TextureStore
         | O::TextureDimensions

@@ -479,9 +479,20 @@ impl Checker<'_> {
             ThreadId | WorkgroupId | DispatchId | LocalInvocationIndex | WorkgroupSize
             | NumWorkgroups | DispatchSize | FragCoord | FrontFacing | VertexIndex
             | InstanceIndex | BaseInstance | SampleIndex | PrimitiveId => {}
-            TextureSample | TextureSampleBias | TextureSampleLevel | TextureSampleGrad
-            | TextureSampleCompare | TextureLoad | TextureStore | TextureDimensions
-            | TextureNumLevels | TextureNumLayers | TextureNumSamples => {}
+            TextureSample
+            | TextureSampleBias
+            | TextureSampleLevel
+            | TextureSampleGrad
+            | TextureSampleCompare
+            | TextureSampleCompareLevel
+            | TextureGather
+            | TextureGatherCompare
+            | TextureLoad
+            | TextureStore
+            | TextureDimensions
+            | TextureNumLevels
+            | TextureNumLayers
+            | TextureNumSamples => {}
             Dpdx | Dpdy | Fwidth | DpdxCoarse | DpdyCoarse | FwidthCoarse | DpdxFine | DpdyFine
             | FwidthFine => {}
             // Refused by the op table before.

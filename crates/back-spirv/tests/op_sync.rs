@@ -475,6 +475,7 @@ fn text_instances() -> Vec<(String, String)> {
                        global @st: handle texture_storage_2d<r32uint, read_write> binding(0, 9)\n\
                        global @sa: handle texture_storage_2d_array<rgba32float, write> binding(0, 10)\n\
                        global @tca: handle texture_cube_array<i32> binding(0, 11)\n\
+                       global @tda: handle texture_2d_array<depth> binding(0, 12)\n\
                        global @out: storage(read_write) array<vec4<f32>> binding(1, 0)\n\
                        global @outu: storage(read_write) array<u32> binding(1, 1)\n\
                        global @uv: storage(read_write) array<vec2<f32>> binding(1, 2)";
@@ -528,6 +529,30 @@ fn text_instances() -> Vec<(String, String)> {
     add(
         "texture_sample_compare",
         tex("    v0: texture_2d<depth> = load @td\n    v3: sampler_comparison = load @sc\n    v1: f32 = texture_sample_compare v0, v3, v91, c2\n    v2: vec4<f32> = splat v1\n    store v92, v2\n"),
+    );
+    add(
+        "texture_sample_compare_level",
+        tex("    v0: texture_2d_array<depth> = load @tda\n    v3: sampler_comparison = load @sc\n    v1: f32 = texture_sample_compare_level v0, v3, v91, c1, c2, c3\n    v2: vec4<f32> = splat v1\n    store v92, v2\n"),
+    );
+    add(
+        "texture_sample with an offset",
+        tex(&format!(
+            "    v1: vec4<f32> = texture_sample_level v80, v81, v91, c2, c3\n{v4}"
+        )),
+    );
+    add(
+        "texture_gather",
+        tex(&format!(
+            "    v1: vec4<f32> = texture_gather v80, v81, v91, c0, c3\n{v4}"
+        )),
+    );
+    add(
+        "texture_gather depth",
+        tex("    v0: texture_2d<depth> = load @td\n    v1: vec4<f32> = texture_gather v0, v81, v91\n    store v92, v1\n"),
+    );
+    add(
+        "texture_gather_compare",
+        tex("    v0: texture_2d<depth> = load @td\n    v3: sampler_comparison = load @sc\n    v1: vec4<f32> = texture_gather_compare v0, v3, v91, c2\n    store v92, v1\n"),
     );
     add(
         "texture_load",

@@ -5,14 +5,15 @@
 //! | `ImageSample`, level `Auto` | `texture_sample t, s, coord[, layer]` |
 //! | level `Zero` | `texture_sample_level ..., 0` (`0.0`; an integer `0` for depth textures) |
 //! | level `Exact(l)` / `Bias(b)` / `Gradient { x, y }` | `texture_sample_level` / `texture_sample_bias` / `texture_sample_grad` |
-//! | `depth_ref` with level `Zero` | `texture_sample_compare` (oxir compares at level 0 only) |
+//! | `depth_ref` with level `Zero` / `Auto` | `texture_sample_compare_level` / `texture_sample_compare` |
+//! | `gather: Some(c)` | `texture_gather t, s, coord[, layer], c` (no `c` on depth textures); with `depth_ref`: `texture_gather_compare ..., depth_ref` |
+//! | `offset: Some(o)` | the constant `o` as the last operand of any of the above |
 //! | `ImageLoad` | `texture_load t, coord[, layer][, level or sample]` |
 //! | `ImageStore` | `texture_store t, coord[, layer], value` |
 //! | `ImageQuery` `Size { level }`, `NumLevels`, `NumLayers`, `NumSamples` | `texture_dimensions t[, level]`, `texture_num_levels`, `texture_num_layers`, `texture_num_samples` |
 //!
-//! Refused: gathers, constant texel offsets, `textureSampleBaseClampToEdge`, and depth
-//! comparisons at an implicit or explicit level other than zero (WGSL's
-//! `textureSampleCompare`, which selects a mip level from derivatives).
+//! Refused: `textureSampleBaseClampToEdge` and depth comparisons at an explicit level
+//! other than zero (GLSL's `textureLod` on a shadow sampler; WGSL has none).
 
 use crate::error::{LowerError, Result};
 use crate::function::FunctionLowerer;
@@ -68,15 +69,6 @@ impl FunctionLowerer<'_, '_> {
 
     pub(crate) fn lower_image_sample(&mut self, sample: Sample) -> Result<Value> {
         let span = sample.span;
-        if sample.gather.is_some() {
-            return Err(LowerError::unsupported("texture gather", span));
-        }
-        if sample.offset.is_some() {
-            return Err(LowerError::unsupported(
-                "texture sampling with a texel offset",
-                span,
-            ));
-        }
         if sample.clamp_to_edge {
             return Err(LowerError::unsupported(
                 "`textureSampleBaseClampToEdge`",
@@ -89,22 +81,67 @@ impl FunctionLowerer<'_, '_> {
             sample.coordinate,
             sample.array_index,
         )?;
-        let op = match (sample.depth_ref, sample.level) {
+        let op = match sample.gather {
+            Some(component) => self.gather_operands(&sample, component, &mut args)?,
+            None => self.sample_operands(&sample, &mut args)?,
+        };
+        if let Some(offset) = sample.offset {
+            args.push(self.texel_offset(offset)?);
+        }
+        self.op(op, &args)
+    }
+
+    /// The texel offset `offset` (a WGSL const-expression) as an oxir constant.
+    fn texel_offset(&mut self, offset: Handle<Expression>) -> Result<Value> {
+        let span = self.function.expressions.get_span(offset);
+        match self.constant_of(offset)? {
+            Some(c) => Ok(self.const_value(c)),
+            None => Err(LowerError::unsupported(
+                "a texel offset that is not a constant expression",
+                span,
+            )),
+        }
+    }
+
+    /// The operands after the layer of a gather (`texture_gather` with its component
+    /// unless the texture is a depth one, or `texture_gather_compare` with the reference).
+    fn gather_operands(
+        &mut self,
+        sample: &Sample,
+        component: SwizzleComponent,
+        args: &mut Vec<Value>,
+    ) -> Result<Opcode> {
+        if let Some(depth_ref) = sample.depth_ref {
+            args.push(self.value_of(depth_ref)?);
+            return Ok(Opcode::TextureGatherCompare);
+        }
+        if !self.is_depth_texture(args[0]) {
+            let index = match component {
+                SwizzleComponent::X => 0,
+                SwizzleComponent::Y => 1,
+                SwizzleComponent::Z => 2,
+                SwizzleComponent::W => 3,
+            };
+            args.push(self.scalar_const(Scalar::U32, index));
+        }
+        Ok(Opcode::TextureGather)
+    }
+
+    /// The operands after the layer of a sample, and its opcode.
+    fn sample_operands(&mut self, sample: &Sample, args: &mut Vec<Value>) -> Result<Opcode> {
+        Ok(match (sample.depth_ref, sample.level) {
             (Some(depth_ref), SampleLevel::Zero) => {
                 args.push(self.value_of(depth_ref)?);
-                Opcode::TextureSampleCompare
+                Opcode::TextureSampleCompareLevel
             }
-            (Some(_), SampleLevel::Auto) => {
-                return Err(LowerError::unsupported(
-                    "depth comparison sampling with an implicit level of detail \
-                     (`textureSampleCompare`)",
-                    span,
-                ))
+            (Some(depth_ref), SampleLevel::Auto) => {
+                args.push(self.value_of(depth_ref)?);
+                Opcode::TextureSampleCompare
             }
             (Some(_), _) => {
                 return Err(LowerError::unsupported(
                     "depth comparison sampling at a level other than zero",
-                    span,
+                    sample.span,
                 ))
             }
             (None, SampleLevel::Auto) => Opcode::TextureSample,
@@ -130,8 +167,7 @@ impl FunctionLowerer<'_, '_> {
                 args.push(self.value_of(y)?);
                 Opcode::TextureSampleGrad
             }
-        };
-        self.op(op, &args)
+        })
     }
 
     pub(crate) fn lower_image_load(

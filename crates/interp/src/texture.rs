@@ -142,31 +142,60 @@ fn address(mode: AddressMode, i: i64, n: u32) -> i64 {
     }
 }
 
-/// Samples level 0 at normalized coordinates (`v` ignored for 1D textures).
-pub fn sample(tex: &Texture, sampler: &Sampler, u: f32, v: f32, layer: i64) -> [f32; 4] {
+/// The texel fetch of a sampler: integer coordinates addressed by the sampler's mode.
+fn fetcher<'t>(
+    tex: &'t Texture,
+    sampler: &'t Sampler,
+    layer: i64,
+) -> impl Fn(i64, i64) -> [u32; 4] + 't {
     let layer = layer.clamp(0, i64::from(tex.layers) - 1) as u32;
-    let fetch = |x: i64, y: i64| {
+    move |x: i64, y: i64| {
         let x = address(sampler.address, x, tex.width) as u32;
         let y = address(sampler.address, y, tex.height) as u32;
-        tex.texel_f32(x, y, layer)
-    };
-    let (fu, fv) = (
-        f64::from(u) * f64::from(tex.width),
-        f64::from(v) * f64::from(tex.height),
-    );
+        tex.texels[tex.sample_index(x, y, layer, 0)]
+    }
+}
+
+/// The texels bilinear filtering reads at normalized `(u, v)` with a texel `offset`: the
+/// top-left one's integer coordinates and the weights of the right and lower ones.
+fn footprint(tex: &Texture, u: f32, v: f32, offset: [i64; 2]) -> (i64, i64, f64, f64) {
+    let x = f64::from(u) * f64::from(tex.width) - 0.5;
+    let y = f64::from(v) * f64::from(tex.height) - 0.5;
+    let (x0, y0) = (x.floor(), y.floor());
+    // Saturating: a huge or non-finite coordinate saturates the cast, and addressing
+    // clamps or wraps whatever comes out.
+    (
+        (x0 as i64).saturating_add(offset[0]),
+        (y0 as i64).saturating_add(offset[1]),
+        x - x0,
+        y - y0,
+    )
+}
+
+/// Samples level 0 at normalized coordinates (`v` ignored for 1D textures), `offset`
+/// texels away (WGSL's constant texel offset; zero without one).
+pub fn sample(
+    tex: &Texture,
+    sampler: &Sampler,
+    u: f32,
+    v: f32,
+    layer: i64,
+    offset: [i64; 2],
+) -> [f32; 4] {
+    let fetch = fetcher(tex, sampler, layer);
+    let fetch = |x, y| fetch(x, y).map(f32::from_bits);
     match sampler.filter {
-        Filter::Nearest => fetch(fu.floor() as i64, fv.floor() as i64),
+        Filter::Nearest => {
+            let x =
+                ((f64::from(u) * f64::from(tex.width)).floor() as i64).saturating_add(offset[0]);
+            let y =
+                ((f64::from(v) * f64::from(tex.height)).floor() as i64).saturating_add(offset[1]);
+            fetch(x, y)
+        }
         Filter::Linear => {
-            let (x, y) = (fu - 0.5, fv - 0.5);
-            let (x0, y0) = (x.floor(), y.floor());
-            let (ax, ay) = (x - x0, y - y0);
-            let (x0, y0) = (x0 as i64, y0 as i64);
-            let t = [
-                fetch(x0, y0),
-                fetch(x0 + 1, y0),
-                fetch(x0, y0 + 1),
-                fetch(x0 + 1, y0 + 1),
-            ];
+            let (x0, y0, ax, ay) = footprint(tex, u, v, offset);
+            let (x1, y1) = (x0.saturating_add(1), y0.saturating_add(1));
+            let t = [fetch(x0, y0), fetch(x1, y0), fetch(x0, y1), fetch(x1, y1)];
             let mut out = [0f32; 4];
             for c in 0..4 {
                 let top = f64::from(t[0][c]) * (1.0 - ax) + f64::from(t[1][c]) * ax;
@@ -176,6 +205,23 @@ pub fn sample(tex: &Texture, sampler: &Sampler, u: f32, v: f32, layer: i64) -> [
             out
         }
     }
+}
+
+/// The four texels a gather at normalized `(u, v)` reads at level 0, in WGSL's order:
+/// (left, bottom), (right, bottom), (right, top), (left, top), where bottom is the larger
+/// row; the sampler's filter does not matter, its addressing does.
+pub fn gather(
+    tex: &Texture,
+    sampler: &Sampler,
+    u: f32,
+    v: f32,
+    layer: i64,
+    offset: [i64; 2],
+) -> [[u32; 4]; 4] {
+    let fetch = fetcher(tex, sampler, layer);
+    let (x0, y0, _, _) = footprint(tex, u, v, offset);
+    let (x1, y1) = (x0.saturating_add(1), y0.saturating_add(1));
+    [fetch(x0, y1), fetch(x1, y1), fetch(x1, y0), fetch(x0, y0)]
 }
 
 /// The bits a storage texture of `format` keeps of `value` (quantization): what a load
@@ -188,9 +234,15 @@ pub fn quantize(format: TexelFormat, value: [u32; 4]) -> [u32; 4] {
 /// to one of them.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub(crate) enum TextureAccess {
-    /// `texture_sample*`; `compare` for `texture_sample_compare` (a 0 or 1 depth test
-    /// result instead of the texel).
+    /// `texture_sample*`; `compare` for the depth comparisons (a 0 or 1 depth test
+    /// result instead of the texel); `operands` counts the operands before the texel
+    /// offset, the array layer left out (the offset, when present, follows).
     Sample {
+        compare: bool,
+        operands: usize,
+    },
+    /// `texture_gather` (`compare: false`) and `texture_gather_compare`.
+    Gather {
         compare: bool,
     },
     Load,

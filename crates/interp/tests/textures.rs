@@ -71,7 +71,7 @@ fn load_sample_dimensions_and_store() {
 fn addressing_modes_and_nearest_filtering() {
     let t = Texture::from_f32(4, 1, &[[0.0; 4], [1.0; 4], [2.0; 4], [3.0; 4]]);
     let sample = |filter, address, u| {
-        oxir_interp::texture::sample(&t, &Sampler { filter, address }, u, 0.5, 0)[0]
+        oxir_interp::texture::sample(&t, &Sampler { filter, address }, u, 0.5, 0, [0, 0])[0]
     };
     assert_eq!(sample(Filter::Nearest, AddressMode::ClampToEdge, 0.3), 1.0);
     assert_eq!(sample(Filter::Nearest, AddressMode::ClampToEdge, 1.3), 3.0);
@@ -84,6 +84,34 @@ fn addressing_modes_and_nearest_filtering() {
     // Linear wrapping across the edge under repeat: x = -0.5 → texels 3 and 0.
     assert_eq!(sample(Filter::Linear, AddressMode::Repeat, 0.0), 1.5);
     assert_eq!(sample(Filter::Linear, AddressMode::ClampToEdge, 0.0), 0.0);
+}
+
+#[test]
+fn gathers_and_offsets_read_the_texels_the_wgsl_spec_names() {
+    // A 4×4 texture whose texel (x, y) holds 10·y + x in every channel.
+    let texels: Vec<[f32; 4]> = (0..16)
+        .map(|i| [(10 * (i / 4) + i % 4) as f32; 4])
+        .collect();
+    let t = Texture::from_f32(4, 4, &texels);
+    let s = Sampler::default();
+    let red = |g: [[u32; 4]; 4]| g.map(|t| f32::from_bits(t[0]));
+    // (u, v) = (0.5, 0.5) is x = y = 1.5 after the half-texel shift: the footprint is
+    // x 1..=2, y 1..=2, in the order (1, 2), (2, 2), (2, 1), (1, 1).
+    let g = oxir_interp::texture::gather(&t, &s, 0.5, 0.5, 0, [0, 0]);
+    assert_eq!(red(g), [21.0, 22.0, 12.0, 11.0]);
+    // An offset of (1, -1) moves it to x 2..=3, y 0..=1.
+    let g = oxir_interp::texture::gather(&t, &s, 0.5, 0.5, 0, [1, -1]);
+    assert_eq!(red(g), [12.0, 13.0, 3.0, 2.0]);
+    // Past the edge, clamp-to-edge repeats the last column: x 3..=4 reads 3, 3.
+    let g = oxir_interp::texture::gather(&t, &s, 0.5, 0.5, 0, [2, 0]);
+    assert_eq!(red(g), [23.0, 23.0, 13.0, 13.0]);
+    // A nearest sample at texel (1, 1) with offset (-1, 2) reads texel (0, 3).
+    let v = oxir_interp::texture::sample(&t, &s, 0.3, 0.3, 0, [-1, 2]);
+    assert_eq!(v[0], 30.0);
+    // Non-finite coordinates saturate instead of overflowing: u = inf clamps to column 3,
+    // v = NaN casts to row 0, and the offset 7 moves that past row 3, which clamps.
+    let g = oxir_interp::texture::gather(&t, &s, f32::INFINITY, f32::NAN, 0, [7, 7]);
+    assert_eq!(red(g), [33.0; 4]);
 }
 
 /// Every sample of a 2×2 multisampled texture of 4 samples holds a distinct value; the

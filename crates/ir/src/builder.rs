@@ -556,6 +556,7 @@ impl<'m> FunctionBuilder<'m> {
                 Operand {
                     ty: dfg.value_type(v),
                     constant,
+                    is_constant: matches!(dfg.value_def(v), ValueDef::Const(_)),
                 }
             })
             .collect()

@@ -275,8 +275,14 @@ pub enum TextureOp {
     SampleLevel,
     /// `texture_sample_grad`.
     SampleGrad,
-    /// `texture_sample_compare` (depth comparison at level 0).
+    /// `texture_sample_compare` (depth comparison, implicit level of detail).
     SampleCompare,
+    /// `texture_sample_compare_level` (depth comparison at level 0).
+    SampleCompareLevel,
+    /// `texture_gather`.
+    Gather,
+    /// `texture_gather_compare`.
+    GatherCompare,
     /// `texture_load`.
     Load,
     /// `texture_store`.
@@ -626,16 +632,28 @@ declare_ops! {
     SampleIndex = "sample_index", family: SpecialRegister, format: Plain, arity: Fixed(0), effect: Pure, convergent: false, foldable: false, rule: R::SpecialRegister(RegisterType::U32);
     PrimitiveId = "primitive_id", family: SpecialRegister, format: Plain, arity: Fixed(0), effect: Pure, convergent: false, foldable: false, rule: R::SpecialRegister(RegisterType::U32);
     // --- textures ------------------------------------------------------------------------
-    /// `texture_sample t, s, coord[, layer]` (implicit derivatives: fragment only).
-    TextureSample = "texture_sample", family: Texture, format: Plain, arity: Range(3, 4), effect: ResourceRead, convergent: true, foldable: false, rule: R::Texture(TextureOp::Sample);
-    /// `texture_sample_bias t, s, coord[, layer], bias`.
-    TextureSampleBias = "texture_sample_bias", family: Texture, format: Plain, arity: Range(4, 5), effect: ResourceRead, convergent: true, foldable: false, rule: R::Texture(TextureOp::SampleBias);
-    /// `texture_sample_level t, s, coord[, layer], level`.
-    TextureSampleLevel = "texture_sample_level", family: Texture, format: Plain, arity: Range(4, 5), effect: ResourceRead, convergent: false, foldable: false, rule: R::Texture(TextureOp::SampleLevel);
-    /// `texture_sample_grad t, s, coord[, layer], ddx, ddy`.
-    TextureSampleGrad = "texture_sample_grad", family: Texture, format: Plain, arity: Range(5, 6), effect: ResourceRead, convergent: false, foldable: false, rule: R::Texture(TextureOp::SampleGrad);
-    /// `texture_sample_compare t, s, coord[, layer], depth_ref` (level 0).
-    TextureSampleCompare = "texture_sample_compare", family: Texture, format: Plain, arity: Range(4, 5), effect: ResourceRead, convergent: false, foldable: false, rule: R::Texture(TextureOp::SampleCompare);
+    /// `texture_sample t, s, coord[, layer][, offset]` (implicit derivatives: fragment
+    /// only). `offset`, on every sampling and gather op, is a constant `vec2<i32>` (2D) or
+    /// `vec3<i32>` (3D) texel offset with lanes in -8..=7.
+    TextureSample = "texture_sample", family: Texture, format: Plain, arity: Range(3, 5), effect: ResourceRead, convergent: true, foldable: false, rule: R::Texture(TextureOp::Sample);
+    /// `texture_sample_bias t, s, coord[, layer], bias[, offset]`.
+    TextureSampleBias = "texture_sample_bias", family: Texture, format: Plain, arity: Range(4, 6), effect: ResourceRead, convergent: true, foldable: false, rule: R::Texture(TextureOp::SampleBias);
+    /// `texture_sample_level t, s, coord[, layer], level[, offset]`.
+    TextureSampleLevel = "texture_sample_level", family: Texture, format: Plain, arity: Range(4, 6), effect: ResourceRead, convergent: false, foldable: false, rule: R::Texture(TextureOp::SampleLevel);
+    /// `texture_sample_grad t, s, coord[, layer], ddx, ddy[, offset]`.
+    TextureSampleGrad = "texture_sample_grad", family: Texture, format: Plain, arity: Range(5, 7), effect: ResourceRead, convergent: false, foldable: false, rule: R::Texture(TextureOp::SampleGrad);
+    /// `texture_sample_compare t, s, coord[, layer], depth_ref[, offset]` (implicit level
+    /// of detail: fragment only).
+    TextureSampleCompare = "texture_sample_compare", family: Texture, format: Plain, arity: Range(4, 6), effect: ResourceRead, convergent: true, foldable: false, rule: R::Texture(TextureOp::SampleCompare);
+    /// `texture_sample_compare_level t, s, coord[, layer], depth_ref[, offset]` (level 0).
+    TextureSampleCompareLevel = "texture_sample_compare_level", family: Texture, format: Plain, arity: Range(4, 6), effect: ResourceRead, convergent: false, foldable: false, rule: R::Texture(TextureOp::SampleCompareLevel);
+    /// `texture_gather t, s, coord[, layer][, component][, offset]`: one channel
+    /// (`component`, a constant 0..=3; none for depth textures) of the four texels
+    /// bilinear filtering would read, at level 0.
+    TextureGather = "texture_gather", family: Texture, format: Plain, arity: Range(3, 6), effect: ResourceRead, convergent: false, foldable: false, rule: R::Texture(TextureOp::Gather);
+    /// `texture_gather_compare t, s, coord[, layer], depth_ref[, offset]`: the comparison
+    /// results of those four texels of a depth texture.
+    TextureGatherCompare = "texture_gather_compare", family: Texture, format: Plain, arity: Range(4, 6), effect: ResourceRead, convergent: false, foldable: false, rule: R::Texture(TextureOp::GatherCompare);
     /// `texture_load t, coord[, layer][, level_or_sample]`.
     TextureLoad = "texture_load", family: Texture, format: Plain, arity: Range(2, 4), effect: ResourceRead, convergent: false, foldable: false, rule: R::Texture(TextureOp::Load);
     /// `texture_store t, coord[, layer], value`.

@@ -14,7 +14,8 @@ use crate::function::Signature;
 use crate::instructions::{InstData, Payload};
 use crate::ops::{Opcode, RegisterType, TextureOp, TypeRule};
 use crate::types::{
-    AddressSpace, SampledKind, Scalar, ScalarKind, StorageAccess, TypeData, TypeStore,
+    AddressSpace, SampledKind, Scalar, ScalarKind, StorageAccess, TextureDim, TextureShape,
+    TypeData, TypeStore,
 };
 
 /// What the type rules need to know about one operand.
@@ -24,6 +25,8 @@ pub struct Operand {
     pub ty: Type,
     /// The integer value when the operand is a scalar integer constant (canonical bits).
     pub constant: Option<u64>,
+    /// Whether the operand is a module constant (of any type).
+    pub is_constant: bool,
 }
 
 type RuleResult = Result<Option<Type>, String>;
@@ -974,6 +977,9 @@ impl Checker<'_> {
                     TextureOp::SampleGrad => 2,
                     // Not sampling operations: the arms below check them.
                     TextureOp::SampleCompare
+                    | TextureOp::SampleCompareLevel
+                    | TextureOp::Gather
+                    | TextureOp::GatherCompare
                     | TextureOp::Load
                     | TextureOp::Store
                     | TextureOp::Dimensions
@@ -981,7 +987,7 @@ impl Checker<'_> {
                     | TextureOp::NumLayers
                     | TextureOp::NumSamples => 0,
                 };
-                expect_count(self, 3 + layer + extra)?;
+                self.expect_count_and_offset(3 + layer + extra, shape, texture)?;
                 expect_ty(self, 2, float_coord, "coordinate")?;
                 if layer == 1 {
                     self.expect_int_scalar(3, "array layer")?;
@@ -1003,6 +1009,9 @@ impl Checker<'_> {
                     // No extra operand, or not a sampling operation.
                     TextureOp::Sample
                     | TextureOp::SampleCompare
+                    | TextureOp::SampleCompareLevel
+                    | TextureOp::Gather
+                    | TextureOp::GatherCompare
                     | TextureOp::Load
                     | TextureOp::Store
                     | TextureOp::Dimensions
@@ -1012,18 +1021,50 @@ impl Checker<'_> {
                 }
                 Ok(Some(sampled_result(self)))
             }
-            TextureOp::SampleCompare => {
+            TextureOp::SampleCompare | TextureOp::SampleCompareLevel => {
                 if sampled_kind != Some(SampledKind::Depth) || shape.multisampled {
-                    return Err("`texture_sample_compare` needs a depth texture".into());
+                    return Err(format!("`{}` needs a depth texture", self.op));
                 }
                 expect_sampler(self, true)?;
-                expect_count(self, 4 + layer)?;
+                self.expect_count_and_offset(4 + layer, shape, texture)?;
                 expect_ty(self, 2, float_coord, "coordinate")?;
                 if layer == 1 {
                     self.expect_int_scalar(3, "array layer")?;
                 }
                 expect_ty(self, 3 + layer, f32_ty, "depth reference")?;
                 Ok(Some(f32_ty))
+            }
+            TextureOp::Gather | TextureOp::GatherCompare => {
+                sampled_only(self)?;
+                if !matches!(shape.dim, TextureDim::D2 | TextureDim::Cube) {
+                    return Err(format!("`{}` needs a 2D or cube texture", self.op));
+                }
+                let depth = sampled_kind == Some(SampledKind::Depth);
+                let compare = op == TextureOp::GatherCompare;
+                if compare && !depth {
+                    return Err("`texture_gather_compare` needs a depth texture".into());
+                }
+                expect_sampler(self, compare)?;
+                // The component of a colour gather, or the depth reference of a compare.
+                let extra = usize::from(compare || !depth);
+                self.expect_count_and_offset(3 + layer + extra, shape, texture)?;
+                expect_ty(self, 2, float_coord, "coordinate")?;
+                if layer == 1 {
+                    self.expect_int_scalar(3, "array layer")?;
+                }
+                if compare {
+                    expect_ty(self, 3 + layer, f32_ty, "depth reference")?;
+                } else if !depth {
+                    self.expect_int_scalar(3 + layer, "component")?;
+                    if !matches!(self.operands[3 + layer].constant, Some(0..=3)) {
+                        return Err("`texture_gather` component must be a constant 0..=3".into());
+                    }
+                }
+                Ok(Some(if depth {
+                    self.types.vector(Scalar::F32, 4)
+                } else {
+                    sampled_result(self)
+                }))
             }
             TextureOp::Load => {
                 let extra = usize::from(sampled_kind.is_some());
@@ -1105,6 +1146,53 @@ impl Checker<'_> {
                 Ok(Some(self.types.u32()))
             }
         }
+    }
+
+    /// Checks that a sampling or gather op has `base` operands, or `base + 1` with a texel
+    /// offset last: `vec2<i32>` for a 2D texture, `vec3<i32>` for a 3D one (1D and cube
+    /// textures take none).
+    fn expect_count_and_offset(
+        &mut self,
+        base: usize,
+        shape: TextureShape,
+        texture: Type,
+    ) -> Result<(), String> {
+        let count = self.operands.len();
+        if count == base {
+            return Ok(());
+        }
+        if count != base + 1 {
+            return Err(format!(
+                "`{}` on {} takes {base} operands (or {} with a texel offset), found {count}",
+                self.op,
+                self.name(texture),
+                base + 1
+            ));
+        }
+        let lanes = match shape.dim {
+            TextureDim::D2 => 2,
+            TextureDim::D3 => 3,
+            TextureDim::D1 | TextureDim::Cube => {
+                return Err(format!(
+                    "`{}` takes no texel offset on {}",
+                    self.op,
+                    self.name(texture)
+                ))
+            }
+        };
+        let offset = self.types.vector(Scalar::I32, lanes);
+        if !self.operands[base].is_constant {
+            return Err(format!("`{}` texel offset must be a constant", self.op));
+        }
+        if self.ty(base)? != offset {
+            return Err(format!(
+                "`{}` texel offset must be {}, found {}",
+                self.op,
+                self.name(offset),
+                self.name(self.ty(base)?)
+            ));
+        }
+        Ok(())
     }
 
     fn texel_vector(&mut self, kind: ScalarKind) -> Type {

@@ -306,39 +306,69 @@ impl Writer<'_> {
         match op {
             TextureOp::Sample => {
                 let s = self.sampling(f, args)?;
-                self.texel_result(s.tex, Op::ImageSampleImplicitLod, rt, rid, s.ops)
+                let ops = self.with_operands(f, args, s.extra, s.ops, ImageOperands::NONE, &[])?;
+                self.texel_result(s.tex, Op::ImageSampleImplicitLod, rt, rid, ops)
             }
             TextureOp::SampleBias => {
-                let mut s = self.sampling(f, args)?;
+                let s = self.sampling(f, args)?;
                 let b = self.val(f, args[s.extra])?;
-                s.ops.push(Operand::ImageOperands(ImageOperands::BIAS));
-                s.ops.push(Operand::IdRef(b));
-                self.texel_result(s.tex, Op::ImageSampleImplicitLod, rt, rid, s.ops)
+                let ops =
+                    self.with_operands(f, args, s.extra + 1, s.ops, ImageOperands::BIAS, &[b])?;
+                self.texel_result(s.tex, Op::ImageSampleImplicitLod, rt, rid, ops)
             }
             TextureOp::SampleLevel => {
-                let mut s = self.sampling(f, args)?;
+                let s = self.sampling(f, args)?;
                 let l = self.float_of(f, args[s.extra])?;
-                s.ops.push(Operand::ImageOperands(ImageOperands::LOD));
-                s.ops.push(Operand::IdRef(l));
-                self.texel_result(s.tex, Op::ImageSampleExplicitLod, rt, rid, s.ops)
+                let ops =
+                    self.with_operands(f, args, s.extra + 1, s.ops, ImageOperands::LOD, &[l])?;
+                self.texel_result(s.tex, Op::ImageSampleExplicitLod, rt, rid, ops)
             }
             TextureOp::SampleGrad => {
-                let mut s = self.sampling(f, args)?;
+                let s = self.sampling(f, args)?;
                 let (dx, dy) = (self.val(f, args[s.extra])?, self.val(f, args[s.extra + 1])?);
-                s.ops.push(Operand::ImageOperands(ImageOperands::GRAD));
-                s.ops.push(Operand::IdRef(dx));
-                s.ops.push(Operand::IdRef(dy));
-                self.texel_result(s.tex, Op::ImageSampleExplicitLod, rt, rid, s.ops)
+                let mask = ImageOperands::GRAD;
+                let ops = self.with_operands(f, args, s.extra + 2, s.ops, mask, &[dx, dy])?;
+                self.texel_result(s.tex, Op::ImageSampleExplicitLod, rt, rid, ops)
             }
             TextureOp::SampleCompare => {
                 let mut s = self.sampling(f, args)?;
-                let dref = self.val(f, args[s.extra])?;
+                s.ops.push(Operand::IdRef(self.val(f, args[s.extra])?));
+                let mask = ImageOperands::NONE;
+                let ops = self.with_operands(f, args, s.extra + 1, s.ops, mask, &[])?;
+                self.op(Op::ImageSampleDrefImplicitLod, Some(rt), rid, ops)?;
+                Ok(())
+            }
+            TextureOp::SampleCompareLevel => {
+                let mut s = self.sampling(f, args)?;
+                s.ops.push(Operand::IdRef(self.val(f, args[s.extra])?));
                 let zero = self.type_float(32);
                 let zero = self.constant_bit32(zero, 0);
-                s.ops.push(Operand::IdRef(dref));
-                s.ops.push(Operand::ImageOperands(ImageOperands::LOD));
-                s.ops.push(Operand::IdRef(zero));
-                self.op(Op::ImageSampleDrefExplicitLod, Some(rt), rid, s.ops)?;
+                let mask = ImageOperands::LOD;
+                let ops = self.with_operands(f, args, s.extra + 1, s.ops, mask, &[zero])?;
+                self.op(Op::ImageSampleDrefExplicitLod, Some(rt), rid, ops)?;
+                Ok(())
+            }
+            TextureOp::Gather => {
+                let mut s = self.sampling(f, args)?;
+                let (opcode, next) = if s.tex.kind == Some(SampledKind::Depth) {
+                    // A depth gather is a comparison-free `OpImageGather` of component 0.
+                    let u = self.type_int(32, 0);
+                    s.ops.push(Operand::IdRef(self.constant_bit32(u, 0)));
+                    (Op::ImageGather, s.extra)
+                } else {
+                    s.ops.push(Operand::IdRef(self.val(f, args[s.extra])?));
+                    (Op::ImageGather, s.extra + 1)
+                };
+                let ops = self.with_operands(f, args, next, s.ops, ImageOperands::NONE, &[])?;
+                self.op(opcode, Some(rt), rid, ops)?;
+                Ok(())
+            }
+            TextureOp::GatherCompare => {
+                let mut s = self.sampling(f, args)?;
+                s.ops.push(Operand::IdRef(self.val(f, args[s.extra])?));
+                let mask = ImageOperands::NONE;
+                let ops = self.with_operands(f, args, s.extra + 1, s.ops, mask, &[])?;
+                self.op(Op::ImageDrefGather, Some(rt), rid, ops)?;
                 Ok(())
             }
             TextureOp::Load => self.texture_load(f, args, rt, rid),
@@ -348,6 +378,30 @@ impl Writer<'_> {
             TextureOp::NumLevels => self.texture_count(f, args, Op::ImageQueryLevels, rt, rid),
             TextureOp::NumSamples => self.texture_count(f, args, Op::ImageQuerySamples, rt, rid),
         }
+    }
+
+    /// `ops` followed by the image operands: `mask` with its `ids` (bias, level or
+    /// gradients), plus `ConstOffset` when the instruction has a texel offset at `args[at]`
+    /// (the verifier admits only constants there). Operand ids follow in mask-bit order.
+    fn with_operands(
+        &mut self,
+        f: &Function,
+        args: &[Value],
+        at: usize,
+        mut ops: Vec<Operand>,
+        mut mask: ImageOperands,
+        ids: &[Word],
+    ) -> R<Vec<Operand>> {
+        let mut ids = ids.to_vec();
+        if let Some(&offset) = args.get(at) {
+            mask |= ImageOperands::CONST_OFFSET;
+            ids.push(self.val(f, offset)?);
+        }
+        if !mask.is_empty() {
+            ops.push(Operand::ImageOperands(mask));
+            ops.extend(ids.into_iter().map(Operand::IdRef));
+        }
+        Ok(ops)
     }
 
     /// The start of every sample: `OpSampledImage` of `args[0]` and `args[1]`, and the

@@ -107,6 +107,7 @@ pub fn cases() -> Vec<Case> {
         "tests/shaders/float_decomposition.wgsl",
         "tests/layouts/uniform_layouts.wgsl",
         "tests/shaders/texel_formats.wgsl",
+        "tests/shaders/gather_offsets.wgsl",
     ]
     .iter()
     .map(|f| PathBuf::from(path(f)))

@@ -290,11 +290,21 @@ impl Lowerer<'_> {
     }
 
     fn sample(&mut self, args: &[Value]) -> Result<R, LowerError> {
-        if args.len() != 3 {
-            return self.unsupported("sampling of arrayed textures");
-        }
         let (t, s) = (self.handle(args[0])?, self.handle(args[1])?);
         let tex_ty = self.module.globals[t].ty;
+        if args.len() != 3 {
+            // The shape check below refuses arrayed textures; a fourth operand on a 2D one
+            // is a texel offset.
+            let arrayed = matches!(
+                self.module.types.try_get(tex_ty),
+                Some(TypeData::Texture { shape, .. }) if shape.arrayed
+            );
+            return self.unsupported(if arrayed {
+                "sampling of arrayed textures"
+            } else {
+                "sampling with a texel offset"
+            });
+        }
         match self.module.types.try_get(tex_ty) {
             Some(TypeData::Texture {
                 shape,

@@ -225,6 +225,9 @@ pub(crate) fn lowering(op: Opcode) -> Lowering {
         | Opcode::TextureSampleLevel
         | Opcode::TextureSampleGrad
         | Opcode::TextureSampleCompare
+        | Opcode::TextureSampleCompareLevel
+        | Opcode::TextureGather
+        | Opcode::TextureGatherCompare
         | Opcode::TextureLoad
         | Opcode::TextureStore
         | Opcode::TextureDimensions

@@ -438,10 +438,14 @@ impl<'m> Machine<'m> {
             InstanceIndex => Some(Val::S(u64::from(self.stage.instance_index))),
             BaseInstance | SampleIndex | PrimitiveId => Some(Val::S(0)),
             // --- textures -----------------------------------------------------------------
-            TextureSample | TextureSampleBias | TextureSampleLevel | TextureSampleGrad => {
-                self.texture(&cur, TextureAccess::Sample { compare: false })?
+            TextureSample => self.texture(&cur, sample(false, 3))?,
+            TextureSampleBias | TextureSampleLevel => self.texture(&cur, sample(false, 4))?,
+            TextureSampleGrad => self.texture(&cur, sample(false, 5))?,
+            TextureSampleCompare | TextureSampleCompareLevel => {
+                self.texture(&cur, sample(true, 4))?
             }
-            TextureSampleCompare => self.texture(&cur, TextureAccess::Sample { compare: true })?,
+            TextureGather => self.texture(&cur, TextureAccess::Gather { compare: false })?,
+            TextureGatherCompare => self.texture(&cur, TextureAccess::Gather { compare: true })?,
             TextureLoad => self.texture(&cur, TextureAccess::Load)?,
             TextureStore => self.texture(&cur, TextureAccess::Store)?,
             TextureDimensions => self.texture(&cur, TextureAccess::Dimensions)?,
@@ -906,4 +910,10 @@ fn shuffle(cur: &Current<'_>) -> Result<Val, ErrorKind> {
         .collect::<Option<Lanes>>()
         .map(Val::V)
         .ok_or(ErrorKind::Malformed("shuffle index out of range"))
+}
+
+/// The sampling access of an op with `operands` operands before its optional texel
+/// offset (the array layer not counted).
+fn sample(compare: bool, operands: usize) -> TextureAccess {
+    TextureAccess::Sample { compare, operands }
 }

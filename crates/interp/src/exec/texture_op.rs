@@ -29,7 +29,7 @@ impl Machine<'_> {
         res_ty: Option<Type>,
         types: &TypeStore,
     ) -> Result<Option<Val>, ErrorKind> {
-        use crate::texture::{quantize, sample, Texture};
+        use crate::texture::{gather, quantize, sample, Texture};
         use oxir_ir::types::{SampledKind, TextureDim};
         let (shape, kind, format) = match tex_ty {
             TypeData::Texture { shape, kind } => (*shape, Some(*kind), None),
@@ -97,6 +97,15 @@ impl Machine<'_> {
             let c = |x: u64| x as i64;
             (c(l[0]), l.get(1).map_or(0, |&y| c(y)))
         };
+        let layer = usize::from(shape.arrayed);
+        // The constant texel offset at operand `i`, when the instruction has one.
+        let offset_at = |i: usize| -> [i64; 2] {
+            args.get(i).map_or([0, 0], |v| {
+                let l = v.lanes();
+                let lane = |k: usize| l.get(k).map_or(0, |&x| x as u32 as i32 as i64);
+                [lane(0), lane(1)]
+            })
+        };
         let fcoords = |v: &Val| -> (f32, f32) {
             let l = v.lanes();
             (
@@ -105,10 +114,11 @@ impl Machine<'_> {
             )
         };
         Ok(match top {
-            TextureAccess::Sample { compare } => {
+            TextureAccess::Sample { compare, operands } => {
                 let sampler = self.samplers[Self::handle(&args[1])?].unwrap_or_default();
                 let (u, v) = fcoords(&args[2]);
-                let texel = sample(tex, &sampler, u, v, layer_arg(3));
+                let offset = offset_at(operands + layer);
+                let texel = sample(tex, &sampler, u, v, layer_arg(3), offset);
                 if compare {
                     let reference =
                         f32::from_bits(args[3 + usize::from(shape.arrayed)].bits() as u32);
@@ -117,6 +127,38 @@ impl Machine<'_> {
                 } else {
                     Some(to_val(texel.map(f32::to_bits)))
                 }
+            }
+            TextureAccess::Gather { compare } => {
+                let sampler = self.samplers[Self::handle(&args[1])?].unwrap_or_default();
+                let (u, v) = fcoords(&args[2]);
+                let depth = kind == Some(SampledKind::Depth);
+                // The component (colour gathers) or the depth reference (comparisons).
+                let has_extra = compare || !depth;
+                let offset = offset_at(3 + layer + usize::from(has_extra));
+                let texels = gather(tex, &sampler, u, v, layer_arg(3), offset);
+                let lanes: Vec<u64> = if compare {
+                    let reference = f32::from_bits(args[3 + layer].bits() as u32);
+                    let pass = |t: [u32; 4]| reference <= f32::from_bits(t[0]);
+                    texels
+                        .iter()
+                        .map(|&t| u64::from(if pass(t) { 1.0f32 } else { 0.0 }.to_bits()))
+                        .collect()
+                } else {
+                    let component = if depth {
+                        0
+                    } else {
+                        (args[3 + layer].bits() & 3) as usize
+                    };
+                    let widen = |b: u32| {
+                        if int_kind == Some(true) {
+                            b as i32 as i64 as u64
+                        } else {
+                            u64::from(b)
+                        }
+                    };
+                    texels.iter().map(|t| widen(t[component])).collect()
+                };
+                Some(Val::V(lanes.into_iter().collect()))
             }
             TextureAccess::Load => {
                 let (x, y) = coords(&args[1]);

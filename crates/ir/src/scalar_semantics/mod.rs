@@ -358,6 +358,9 @@ pub fn lane_op(op: Opcode) -> Option<LaneOp> {
         | TextureSampleLevel
         | TextureSampleGrad
         | TextureSampleCompare
+        | TextureSampleCompareLevel
+        | TextureGather
+        | TextureGatherCompare
         | TextureLoad
         | TextureStore
         | TextureDimensions

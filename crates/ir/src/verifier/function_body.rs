@@ -587,7 +587,12 @@ impl<'m> Verifier<'m> {
                 Some(resolved) => {
                     let ty = dfg.values[resolved].ty;
                     let constant = self.integer_constant(function, resolved);
-                    checker.operands.push(Operand { ty, constant });
+                    let is_constant = matches!(dfg.values[resolved].def, ValueDef::Const(_));
+                    checker.operands.push(Operand {
+                        ty,
+                        constant,
+                        is_constant,
+                    });
                 }
                 None => operands_ok = false,
             }

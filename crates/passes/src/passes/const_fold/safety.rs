@@ -167,6 +167,9 @@ pub fn fold_rule(op: Opcode) -> FoldRule {
         | TextureSampleLevel
         | TextureSampleGrad
         | TextureSampleCompare
+        | TextureSampleCompareLevel
+        | TextureGather
+        | TextureGatherCompare
         | TextureLoad
         | TextureStore
         | TextureDimensions

@@ -104,6 +104,9 @@ pub(in crate::passes::bounds_checks) fn plan_texture(
         | TextureOp::SampleLevel
         | TextureOp::SampleGrad
         | TextureOp::SampleCompare
+        | TextureOp::SampleCompareLevel
+        | TextureOp::Gather
+        | TextureOp::GatherCompare
         // The count queries have no index.
         | TextureOp::NumLevels
         | TextureOp::NumLayers

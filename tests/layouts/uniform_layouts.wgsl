@@ -1,7 +1,8 @@
 // Uniform-buffer layouts WGSL accepts that std140 does not: `matCx2` matrices (columns 8
 // bytes apart), arrays of them, a struct member with `@size` and `@align`, a vec3 followed by
 // a scalar in its padding. The module's uniform buffers are laid out by std430 (WGSL's
-// layout); SPIR-V for them needs Vulkan 1.2's `uniformBufferStandardLayout`.
+// layout); oxir's SPIR-V reads such a buffer as 32-bit words (`spirv-uniform-words`), so
+// any Vulkan version takes it.
 
 struct Inner {
   @size(32) t : vec2<f32>,

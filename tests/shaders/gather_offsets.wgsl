@@ -2,7 +2,8 @@
 // Vulkan compare them on seeded textures: colour gathers of each component (with and
 // without an offset, on a plain and an arrayed texture), explicit-level samples with
 // offsets (the harness's samplers are nearest / clamp-to-edge, so an offset near an
-// edge clamps), depth gathers and depth comparisons with offsets.
+// edge clamps), depth gathers and depth comparisons with offsets, and
+// textureSampleBaseClampToEdge.
 // Written for oxir's execution-equality tests.
 
 @group(0) @binding(0) var color: texture_2d<f32>;
@@ -10,11 +11,12 @@
 @group(0) @binding(2) var depth: texture_depth_2d;
 @group(0) @binding(3) var nearest: sampler;
 @group(0) @binding(4) var compare: sampler_comparison;
-@group(1) @binding(0) var<storage, read_write> out: array<vec4<f32>, 512>;
+@group(1) @binding(0) var<storage, read_write> out: array<vec4<f32>, 576>;
 
 @compute @workgroup_size(8, 4)
 fn main(@builtin(global_invocation_id) id: vec3<u32>) {
-    let t = id.y * 8u + id.x;
+    // One slot per invocation of up to two workgroups along x (the harness dispatches 2).
+    let t = id.y * 16u + id.x;
     // Texel centres and points between them, over the 8x8 textures the harness makes.
     let uv = (vec2<f32>(id.xy) + vec2<f32>(0.25, 0.75)) / 8.0;
     let base = 8u * t;
@@ -31,4 +33,6 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
         textureGather(2, color, nearest, uv).x,
         0.0,
     );
+    // Level 0 at the coordinate clamped half a texel inside the edges (uv reaches 2.0).
+    out[512u + t] = textureSampleBaseClampToEdge(color, nearest, uv - vec2<f32>(0.5, 0.0));
 }

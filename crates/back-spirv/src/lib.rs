@@ -82,6 +82,7 @@ mod calls;
 pub mod copy_loops;
 mod preflight;
 mod uniform_layout;
+pub mod uniform_words;
 mod writer;
 
 use oxir_ir::verifier::VerifierOptions;
@@ -222,8 +223,9 @@ fn writer_input_options() -> VerifierOptions {
     }
 }
 
-/// The SPIR-V driver pipeline: `normalize` (with the default bounds checks), the
-/// structuring tail, SSA recovery on the structured form, and a final structured
+/// The SPIR-V driver pipeline: `normalize` (with the default bounds checks),
+/// `spirv-uniform-words` (uniform buffers in layouts Vulkan 1.0 cannot describe read as
+/// words, see [`uniform_words`]), the structuring tail, SSA recovery on the structured form, and a final structured
 /// verification.
 pub fn pipeline() -> PassPipeline {
     pipeline_with(oxir_passes::passes::bounds_checks::BoundsPolicy::default())
@@ -235,7 +237,7 @@ pub fn pipeline_with(policy: oxir_passes::passes::bounds_checks::BoundsPolicy) -
     build_pipeline(policy, None)
 }
 
-/// The `-O` pipeline: `normalize → ssa-optimization → spirv-copy-loops → structurize → mem2reg →
+/// The `-O` pipeline: `normalize → spirv-uniform-words → ssa-optimization → spirv-copy-loops → structurize → mem2reg →
 /// post-restructure-cleanup → verify`, the optimiser with `optimizer`'s assumptions.
 pub fn optimizing_pipeline_with(
     policy: oxir_passes::passes::bounds_checks::BoundsPolicy,
@@ -255,6 +257,9 @@ fn build_pipeline(
         "normalize",
         pipelines::normalize_for(policy, pipelines::Inlining::KeepWhenSmaller),
     );
+    p.add("spirv-uniform-words", |m: &mut Module| {
+        oxir_passes::PassOutcome::from_info(&uniform_words::run_on_module(m))
+    });
     if let Some(optimizer) = optimizer {
         p.add_sequence(
             "ssa-optimization",

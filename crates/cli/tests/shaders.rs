@@ -287,7 +287,8 @@ fn reflect_reports_entry_points_bindings_and_sizes() {
 }
 
 /// The corpus through the binary: every file exits 0 with a module that verifies, or 1
-/// with naga's diagnostic (naga rejects it) or an `unsupported:` refusal; never 101.
+/// with naga's diagnostic (naga rejects it) or an `unsupported:` refusal the README's
+/// "What oxir refuses" table lists; never 101.
 #[test]
 fn corpus_through_the_binary_exits_0_or_1() {
     let repo = repo().canonicalize().unwrap();
@@ -327,7 +328,16 @@ fn corpus_through_the_binary_exits_0_or_1() {
                 assert_verifies(&stdout(&out));
                 compiled += 1;
             }
-            Some(1) if err.contains("error: unsupported: ") => refused += 1,
+            Some(1) if err.contains("error: unsupported: ") => {
+                let line = err
+                    .lines()
+                    .find(|l| l.contains("unsupported: "))
+                    .unwrap_or("");
+                if let Err(e) = oxir_test_support::refusals::check_listed(line) {
+                    panic!("{}: {e}", file.display());
+                }
+                refused += 1;
+            }
             Some(1) => {
                 assert!(!err.contains("internal error"), "{}: {err}", file.display());
                 assert!(err.contains("error"), "{}: {err}", file.display());

@@ -12,8 +12,11 @@
 //! | `ImageStore` | `texture_store t, coord[, layer], value` |
 //! | `ImageQuery` `Size { level }`, `NumLevels`, `NumLayers`, `NumSamples` | `texture_dimensions t[, level]`, `texture_num_levels`, `texture_num_layers`, `texture_num_samples` |
 //!
-//! Refused: `textureSampleBaseClampToEdge` and depth comparisons at an explicit level
-//! other than zero (GLSL's `textureLod` on a shadow sampler; WGSL has none).
+//! `textureSampleBaseClampToEdge` (naga: `clamp_to_edge`) becomes `texture_sample_level` at
+//! level 0 of the coordinate clamped half a texel inside the edges (WGSL's definition).
+//!
+//! Refused: depth comparisons at an explicit level other than zero (GLSL's `textureLod` on
+//! a shadow sampler; WGSL has none).
 
 use crate::error::{LowerError, Result};
 use crate::function::FunctionLowerer;
@@ -68,12 +71,8 @@ impl FunctionLowerer<'_, '_> {
     }
 
     pub(crate) fn lower_image_sample(&mut self, sample: Sample) -> Result<Value> {
-        let span = sample.span;
         if sample.clamp_to_edge {
-            return Err(LowerError::unsupported(
-                "`textureSampleBaseClampToEdge`",
-                span,
-            ));
+            return self.sample_clamped_to_edge(&sample);
         }
         let mut args = self.texture_operands(
             sample.image,
@@ -89,6 +88,32 @@ impl FunctionLowerer<'_, '_> {
             args.push(self.texel_offset(offset)?);
         }
         self.op(op, &args)
+    }
+
+    /// `textureSampleBaseClampToEdge(t, s, coord)` by WGSL's definition: level 0 at
+    /// `coord` clamped to `[half, 1 - half]`, `half = vec2(0.5) / vec2<f32>(dimensions of
+    /// level 0)`, so linear filtering never reaches past the edge texels. naga accepts it on
+    /// `texture_2d<f32>` and `texture_external`; the latter is refused with its type.
+    fn sample_clamped_to_edge(&mut self, sample: &Sample) -> Result<Value> {
+        let texture = self.value_of(sample.image)?;
+        let sampler = self.value_of(sample.sampler)?;
+        let coord = self.value_of(sample.coordinate)?;
+        let level = self.scalar_const(Scalar::U32, 0);
+        let size = self.op(Opcode::TextureDimensions, &[texture, level])?;
+        let vec2 = self.m.out.types.vector(Scalar::F32, 2);
+        let size = self.op_typed(Opcode::Convert, &[size], vec2)?;
+        let half = self.float_const(Scalar::F32, 0.5);
+        let half = self.op_typed(Opcode::Splat, &[half], vec2)?;
+        let one = self.float_const(Scalar::F32, 1.0);
+        let one = self.op_typed(Opcode::Splat, &[one], vec2)?;
+        let low = self.op(Opcode::Div, &[half, size])?;
+        let high = self.op(Opcode::Sub, &[one, low])?;
+        let clamped = self.op(Opcode::Clamp, &[coord, low, high])?;
+        let zero = self.float_const(Scalar::F32, 0.0);
+        self.op(
+            Opcode::TextureSampleLevel,
+            &[texture, sampler, clamped, zero],
+        )
     }
 
     /// The texel offset `offset` (a WGSL const-expression) as an oxir constant.

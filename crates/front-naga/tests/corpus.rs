@@ -4,7 +4,8 @@
 //!
 //! For every file naga accepts, lowering must produce a module that passes the verifier
 //! (with oxir-naga's options) or refuse with an `unsupported:` error that names a
-//! location; it must never panic. Files naga rejects are listed as skipped with naga's
+//! location and a reason the README's "What oxir refuses" table lists; it must never
+//! panic. Files naga rejects are listed as skipped with naga's
 //! message. The test prints the counts and the tally of refused features.
 
 use oxir_naga::{GlslStage, LowerError, LowerOptions, ShaderSource, SourcePosition};
@@ -82,6 +83,8 @@ fn run(path: &Path) -> Outcome {
                     } else if !located {
                         // A refusal must say where; report it so it gets a span.
                         Outcome::Failed(format!("refusal without a location: {message}"))
+                    } else if let Err(e) = oxir_test_support::refusals::check_listed(&message) {
+                        Outcome::Failed(e)
                     } else {
                         Outcome::Refused(feature.clone())
                     }

@@ -23,6 +23,8 @@ fn assert_refused(source: &str, feature: &str, line: u32) {
     assert!(error.is_unsupported(), "not a refusal: {error}");
     let message = error.to_string();
     assert!(message.starts_with("unsupported: "), "{message}");
+    // Every refusal is one the README lists.
+    oxir_test_support::refusals::check_listed(&message).unwrap_or_else(|e| panic!("{e}"));
     assert!(
         message.contains(feature),
         "`{message}` does not name `{feature}`"
@@ -112,19 +114,6 @@ fn pipeline_overridable_constants() {
     out = out * scale;
 }",
         "pipeline-overridable constant",
-        4,
-    );
-}
-
-#[test]
-fn sampling_clamped_to_the_edge() {
-    assert_refused(
-        "@group(0) @binding(0) var t: texture_2d<f32>;
-@group(0) @binding(1) var s: sampler;
-@fragment fn main(@location(0) uv: vec2<f32>) -> @location(0) vec4<f32> {
-    return textureSampleBaseClampToEdge(t, s, uv);
-}",
-        "textureSampleBaseClampToEdge",
         4,
     );
 }

@@ -232,3 +232,51 @@ fn load_past_the_last_level_reads_zero() {
         .collect();
     assert_eq!(out, [9, 0, 0, 1]);
 }
+
+/// `textureSampleBaseClampToEdge` clamps the coordinate half a texel inside the edges
+/// before sampling level 0, so a linear, repeating sampler never blends in the opposite
+/// edge: on a 4x2 texture whose row holds 0, 1, 2, 3 in red, u = 0 reads the centre of
+/// texel 0 (0.0; without the clamp, repeat addressing blends texel 3 in: 1.5), u = 1 the
+/// centre of texel 3 (3.0), and u = 0.5 is inside the range and unchanged (1.5).
+#[test]
+fn sample_base_clamp_to_edge_stays_half_a_texel_inside() {
+    let module = compile_wgsl(
+        "@group(0) @binding(0) var t: texture_2d<f32>;
+         @group(0) @binding(1) var s: sampler;
+         @group(0) @binding(2) var<storage, read_write> out: array<f32, 4>;
+         @compute @workgroup_size(1) fn main() {
+             out[0] = textureSampleBaseClampToEdge(t, s, vec2<f32>(0.0, 0.25)).x;
+             out[1] = textureSampleBaseClampToEdge(t, s, vec2<f32>(1.0, 0.25)).x;
+             out[2] = textureSampleBaseClampToEdge(t, s, vec2<f32>(0.5, 0.25)).x;
+             out[3] = textureSampleLevel(t, s, vec2<f32>(0.0, 0.25), 0.0).x;
+         }",
+    );
+    let red = |r: f32| [r, 0.0, 0.0, 1.0];
+    let texels = [red(0.0), red(1.0), red(2.0), red(3.0)];
+    let texels: Vec<[f32; 4]> = texels.iter().chain(texels.iter()).copied().collect();
+    for m in [module.clone(), normalized(&module), structurized(&module)] {
+        let mut resources = Resources::default();
+        resources
+            .textures
+            .insert((0, 0), Texture::from_f32(4, 2, &texels));
+        resources.samplers.insert(
+            (0, 1),
+            Sampler {
+                filter: Filter::Linear,
+                address: AddressMode::Repeat,
+            },
+        );
+        let mut buffers = Buffers::new();
+        buffers.insert((0, 2), vec![0; 16]);
+        oxir_interp::dispatch_with_resources(
+            &m,
+            "main",
+            [1, 1, 1],
+            &mut buffers,
+            &mut resources,
+            &Default::default(),
+        )
+        .unwrap();
+        assert_eq!(f32s(&buffers[&(0, 2)]), [0.0, 3.0, 1.5, 1.5]);
+    }
+}

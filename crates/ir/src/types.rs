@@ -738,6 +738,11 @@ impl TypeStore {
         ty
     }
 
+    /// The type equal to `data`, when one is interned (never interns).
+    pub fn lookup(&self, data: &TypeData) -> Option<Type> {
+        self.index.get(data).copied()
+    }
+
     /// How many levels of element, pointee and member types `ty` holds: 0 for a scalar,
     /// 1 for `array<f32, 4>`; a front-end refuses a type deeper than [`MAX_VALUE_TYPE_NESTING`].
     /// A reference to a type not (yet) in the store counts as a scalar.

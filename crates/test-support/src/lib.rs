@@ -5,8 +5,9 @@
 //! repository: tests read it in place and skip, with a message, when it is absent.
 //!
 //! [`spirv_duplicates`]: duplicate type and constant declarations in SPIR-V words;
-//! [`spirv_val`]: running `spirv-val`.
+//! [`spirv_val`]: running `spirv-val`; [`refusals`]: the README's table of refusal reasons.
 
+pub mod refusals;
 pub mod spirv_duplicates;
 pub mod spirv_val;
 

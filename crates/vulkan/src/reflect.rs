@@ -145,7 +145,8 @@ pub struct Binding {
     /// The variable's `OpName`, when there is one.
     pub name: Option<String>,
     pub kind: DescriptorKind,
-    /// Bytes the block needs with its runtime array (if any) empty.
+    /// Bytes the block needs with its runtime array (if any) empty, up to the end of its
+    /// last member (a `vec3<f32>` block needs 12, not its 16-byte aligned size).
     pub min_size: u64,
     /// Whether the block ends in a runtime-sized array.
     pub runtime_sized: bool,
@@ -394,6 +395,9 @@ fn literals(ops: &[Operand]) -> Vec<u32> {
 #[derive(Copy, Clone, Debug)]
 struct Extent {
     size: u64,
+    /// Trailing padding inside `size` (a struct's size rounded up to its alignment): a
+    /// binding needs `size - padding` bytes.
+    padding: u64,
     align: u64,
     runtime: bool,
 }
@@ -434,6 +438,7 @@ impl Reflector {
         }
         let scalar = |bytes: u64| Extent {
             size: bytes,
+            padding: 0,
             align: bytes.max(1),
             runtime: false,
         };
@@ -444,6 +449,7 @@ impl Reflector {
                 let n = u64::from(n);
                 Extent {
                     size: e.size * n,
+                    padding: 0,
                     align: e.align * if n == 2 { 2 } else { 4 },
                     runtime: false,
                 }
@@ -460,6 +466,7 @@ impl Reflector {
                     .unwrap_or(col.size.next_multiple_of(col.align));
                 Extent {
                     size: stride * vector_count,
+                    padding: 0,
                     align: col.align,
                     runtime: false,
                 }
@@ -477,6 +484,7 @@ impl Reflector {
                 };
                 Extent {
                     size: stride.saturating_mul(n),
+                    padding: 0,
                     align: e.align,
                     runtime: false,
                 }
@@ -485,6 +493,7 @@ impl Reflector {
                 let e = self.extent(elem, matrix, depth + 1)?;
                 Extent {
                     size: 0,
+                    padding: 0,
                     align: e.align,
                     runtime: true,
                 }
@@ -514,6 +523,7 @@ impl Reflector {
                 }
                 Extent {
                     size: end.next_multiple_of(align),
+                    padding: end.next_multiple_of(align) - end,
                     align,
                     runtime,
                 }
@@ -906,7 +916,7 @@ pub fn reflect(words: &[u32]) -> Result<Interface, ReflectError> {
                 binding,
                 name,
                 kind,
-                min_size: extent.size,
+                min_size: extent.size - extent.padding,
                 runtime_sized: extent.runtime,
                 image: None,
                 comparison: false,

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::spirv_of;
+use common::{spirv_of, spirv_of_wgsl};
 use oxir_vulkan::reflect::{reflect, words_from_bytes, DescriptorKind, ReflectError};
 
 #[test]
@@ -109,4 +109,28 @@ mod props {
             let _ = reflect(&words);
         }
     }
+}
+
+/// A block needs the bytes up to the end of its last member, not its aligned size: a
+/// `vec3<f32>` uniform is 12 bytes (16 with its alignment), and a struct ending in a
+/// `vec3` then a `u32` in its padding is 16. A `mat3x2<f32>` read as words is 24.
+#[test]
+fn blocks_need_their_data_not_their_trailing_padding() {
+    let words = spirv_of_wgsl(
+        "sizes.wgsl",
+        "struct S { v: vec3<f32>, n: u32 }
+         struct T { a: vec2<f32>, v: vec3<f32> }
+         @group(0) @binding(0) var<uniform> v: vec3<f32>;
+         @group(0) @binding(1) var<uniform> s: S;
+         @group(0) @binding(2) var<uniform> t: T;
+         @group(0) @binding(3) var<uniform> m: mat3x2<f32>;
+         @group(0) @binding(4) var<storage, read_write> out: array<f32>;
+         @compute @workgroup_size(1) fn main() {
+             out[0] = v.x + s.v.y + f32(s.n) + t.v.z + t.a.x + m[2].y;
+         }",
+    );
+    let i = reflect(&words).unwrap();
+    let size = |b: u32| i.bindings[&(0, b)].min_size;
+    // T: `a` at 0, `v` at 16 (vec3 aligns to 16), ending at 28; aligned size 32.
+    assert_eq!([size(0), size(1), size(2), size(3)], [12, 16, 28, 24]);
 }

@@ -106,6 +106,7 @@ pub fn cases() -> Vec<Case> {
         "tests/shaders/composites.wgsl",
         "tests/shaders/float_decomposition.wgsl",
         "tests/layouts/uniform_layouts.wgsl",
+        "tests/layouts/uniform_f16.wgsl",
         "tests/shaders/texel_formats.wgsl",
         "tests/shaders/gather_offsets.wgsl",
     ]

@@ -13,12 +13,15 @@ use std::collections::BTreeMap;
 pub enum Word {
     Int,
     Float,
+    /// Two `f16` halves.
+    Half,
     Bool,
 }
 
 pub fn scalar_words(s: oxir_ir::Scalar, size: u32, base: u32, out: &mut BTreeMap<u32, Word>) {
     let kind = match s.kind {
         ScalarKind::Float if s.bits == 32 => Word::Float,
+        ScalarKind::Float if s.bits == 16 => Word::Half,
         ScalarKind::Bool => Word::Bool,
         _ => Word::Int,
     };
@@ -107,7 +110,7 @@ pub fn inputs(module: &Module, seed: u64, ints: Ints) -> BTreeMap<(u32, u32), In
     for (_, g) in module.globals.iter() {
         let Some(b) = g.binding else { continue };
         let rules = match g.space {
-            AddressSpace::Uniform => LayoutRules::Std140,
+            AddressSpace::Uniform => module.layout_rules(AddressSpace::Uniform),
             AddressSpace::Storage(_) => LayoutRules::Std430,
             _ => continue,
         };
@@ -142,6 +145,14 @@ pub fn inputs(module: &Module, seed: u64, ints: Ints) -> BTreeMap<(u32, u32), In
             let r = next(&mut state);
             let word = match kinds.get(&w).copied().unwrap_or(Word::Int) {
                 Word::Float => ((r % 512) as f32 / 64.0 - 4.0).to_bits(),
+                // Both halves in -4..4 in steps of 1/64, exact in f16.
+                Word::Half => {
+                    let half = |bits: u64| {
+                        let v = (bits % 512) as f32 / 64.0 - 4.0;
+                        u32::from(half::f16::from_f32(v).to_bits())
+                    };
+                    half(r) | half(r >> 16) << 16
+                }
                 Word::Int => match ints {
                     Ints::Small => (r % 32) as u32,
                     Ints::Any => r as u32,

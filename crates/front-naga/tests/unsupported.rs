@@ -306,3 +306,88 @@ fn memory_only_barriers() {
         "{message}"
     );
 }
+
+/// The message text of every `unsupported(...)` call in the front-end's source whose
+/// feature is written there (a literal or a `format!`), with each `{...}` placeholder as
+/// `x`, and the file it is in.
+fn refusal_messages_in_the_source() -> Vec<(String, String)> {
+    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut out = Vec::new();
+    let mut files: Vec<_> = std::fs::read_dir(&src)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    for file in files {
+        let text = std::fs::read_to_string(&file).unwrap();
+        let name = file.file_name().unwrap().to_string_lossy().to_string();
+        for (at, _) in text.match_indices("unsupported(") {
+            if text[..at].ends_with("fn ") || text[..at].ends_with("is_") {
+                continue;
+            }
+            let rest = text[at + "unsupported(".len()..].trim_start();
+            let rest = rest.strip_prefix("format!(").unwrap_or(rest).trim_start();
+            if let Some(literal) = rest.strip_prefix('"') {
+                out.push((name.clone(), message_of_literal(literal)));
+            }
+        }
+    }
+    out
+}
+
+/// A Rust string literal's text up to its closing quote: `\` line continuations joined,
+/// `{...}` placeholders as `x`.
+fn message_of_literal(literal: &str) -> String {
+    let mut message = String::new();
+    let mut chars = literal.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' => break,
+            '\\' if chars.peek() == Some(&'\n') => {
+                while chars.peek().is_some_and(|c| c.is_whitespace()) {
+                    chars.next();
+                }
+            }
+            '{' => {
+                for c in chars.by_ref() {
+                    if c == '}' {
+                        break;
+                    }
+                }
+                message.push('x');
+            }
+            c => message.push(c),
+        }
+    }
+    message
+}
+
+/// Every refusal the front-end can write is one the README's "What oxir refuses" table
+/// lists — also those no test provokes.
+#[test]
+fn every_refusal_in_the_source_is_listed_in_the_readme() {
+    let messages = refusal_messages_in_the_source();
+    // The scan finds the calls (so this test cannot pass by finding none).
+    assert!(messages.len() >= 30, "{messages:?}");
+    let unlisted: Vec<String> = messages
+        .iter()
+        .filter_map(|(file, m)| {
+            oxir_test_support::refusals::check_listed(m)
+                .err()
+                .map(|_| format!("{file}: `{m}`"))
+        })
+        .collect();
+    assert!(
+        unlisted.is_empty(),
+        "refusals missing from the README's table:\n{}",
+        unlisted.join("\n")
+    );
+}
+
+#[test]
+fn literal_messages_join_continuations_and_mark_placeholders() {
+    assert_eq!(
+        message_of_literal("workgroup size {}x{} (the \\\n     limit)\", span"),
+        "workgroup size xxx (the limit)"
+    );
+}

@@ -138,9 +138,10 @@ fn the_library_gives_what_the_command_prints() {
 fn a_rejected_shader_prints_the_library_diagnostic() {
     let dir = std::env::temp_dir().join(format!("oxir-driver-api-err-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("gather.wgsl");
-    let text = "@group(0) @binding(0) var t: texture_2d<f32>;\n@group(0) @binding(1) var s: sampler;\n\
-        @fragment fn main(@location(0) uv: vec2<f32>) -> @location(0) vec4<f32> {\n    return textureGather(1, t, s, uv);\n}\n";
+    // External textures are one of the README's refusals.
+    let file = dir.join("external.wgsl");
+    let text = "@group(0) @binding(0) var t: texture_external;\n\
+        @fragment fn main(@location(0) uv: vec2<f32>) -> @location(0) vec4<f32> {\n    return textureLoad(t, vec2<u32>(0u, 0u));\n}\n";
     std::fs::write(&file, text).unwrap();
     let name = file.to_str().unwrap();
     let error = oxir_driver::compile(

@@ -159,8 +159,9 @@ fn compile_error(input: Input<'_>, target: Target, options: &CompileOptions) -> 
     }
 }
 
-const GATHER: &str = "@group(0) @binding(0) var t: texture_2d<f32>;\n@group(0) @binding(1) var s: sampler;\n\
-    @fragment fn main(@location(0) uv: vec2<f32>) -> @location(0) vec4<f32> {\n    return textureGather(1, t, s, uv);\n}\n";
+/// A float atomic: one of the README's refusals, inside a function.
+const FLOAT_ATOMIC: &str = "@group(0) @binding(0) var<storage, read_write> a: atomic<f32>;\n\
+    @compute @workgroup_size(1) fn main() {\n    atomicAdd(&a, 1.0);\n}\n";
 
 #[test]
 fn front_end_rejections_are_frontend_lower_and_entry_point_errors() {
@@ -173,14 +174,20 @@ fn front_end_rejections_are_frontend_lower_and_entry_point_errors() {
         }
         other => panic!("{other:?}"),
     }
-    let error = compile_error(Input::wgsl("gather.wgsl", GATHER), Target::Spirv, &options);
+    let error = compile_error(
+        Input::wgsl("atomic.wgsl", FLOAT_ATOMIC),
+        Target::Spirv,
+        &options,
+    );
     assert_eq!(
         error.to_string(),
-        "unsupported: texture gather at 4:12 (in `main`)"
+        "unsupported: floating-point atomic at 3:5 (in `main`)"
     );
     let rendered = error.rendered().unwrap();
     assert!(
-        rendered.starts_with("gather.wgsl:4:12: error: unsupported: texture gather (in `main`)\n"),
+        rendered.starts_with(
+            "atomic.wgsl:3:5: error: unsupported: floating-point atomic (in `main`)\n"
+        ),
         "{rendered}"
     );
     assert!(matches!(error, Error::Lower { .. }), "{error:?}");
@@ -188,7 +195,11 @@ fn front_end_rejections_are_frontend_lower_and_entry_point_errors() {
         entry_point: Some("nope".into()),
         ..CompileOptions::default()
     };
-    let error = compile_error(Input::wgsl("gather.wgsl", GATHER), Target::Oxir, &options);
+    let error = compile_error(
+        Input::wgsl("atomic.wgsl", FLOAT_ATOMIC),
+        Target::Oxir,
+        &options,
+    );
     assert!(matches!(error, Error::NoSuchEntryPoint(_)), "{error:?}");
     assert_eq!(
         error.to_string(),

@@ -80,7 +80,8 @@ pub struct OverrideInfo {
     /// The initializer's value (with the other overrides at their defaults); `None`
     /// without an initializer, or when naga could not evaluate it so.
     pub default: Option<OverrideValue>,
-    /// The value the module was compiled with.
+    /// The value the module was compiled with (for an override no entry point uses, the
+    /// value it would have had); `None` only when naga left it unevaluated.
     pub value: Option<OverrideValue>,
 }
 
@@ -428,7 +429,7 @@ fn describe(
     module
         .overrides
         .iter()
-        .map(|(_, o)| {
+        .map(|(handle, o)| {
             let default = o.init.and_then(|init| {
                 literal_value(module, init).or_else(|| {
                     let run = defaults_run
@@ -436,13 +437,19 @@ fn describe(
                     run.as_ref().and_then(|(m, _)| value_in(m, o))
                 })
             });
+            // An override no entry point uses is not in the processed module: report the
+            // value it would have had.
+            let given = chosen.iter().find(|c| c.handle == handle);
+            let value = value_in(processed, o)
+                .or_else(|| given.map(|c| c.value))
+                .or(default);
             OverrideInfo {
                 name: o.name.clone(),
                 id: o.id,
                 ty: override_type(module, o)
                     .map_or_else(|_| "?".to_string(), |t| t.name().to_string()),
                 default,
-                value: value_in(processed, o),
+                value,
             }
         })
         .collect()

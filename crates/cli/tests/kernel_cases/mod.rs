@@ -108,6 +108,7 @@ pub fn cases() -> Vec<Case> {
         "tests/layouts/uniform_layouts.wgsl",
         "tests/shaders/texel_formats.wgsl",
         "tests/shaders/gather_offsets.wgsl",
+        "tests/shaders/pipeline_overrides.wgsl",
     ]
     .iter()
     .map(|f| PathBuf::from(path(f)))

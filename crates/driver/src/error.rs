@@ -45,8 +45,8 @@ pub enum Error {
     /// the override's declaration where there is one; `rendered` is the full diagnostic.
     #[error("{error}")]
     Override {
-        /// The override error, located against the source.
-        error: OverrideError,
+        /// The override error, located against the source (boxed: it is large).
+        error: Box<OverrideError>,
         /// The full diagnostic with the input's name and a source snippet.
         rendered: String,
     },

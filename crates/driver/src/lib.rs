@@ -348,7 +348,7 @@ fn applied<'a>(
         let error = error.located(source.text());
         Error::Override {
             rendered: error.render(name, source.text()),
-            error,
+            error: Box::new(error),
         }
     })
 }

@@ -80,8 +80,9 @@ pub struct OverrideInfo {
     /// The initializer's value (with the other overrides at their defaults); `None`
     /// without an initializer, or when naga could not evaluate it so.
     pub default: Option<OverrideValue>,
-    /// The value the module was compiled with (for an override no entry point uses, the
-    /// value it would have had); `None` only when naga left it unevaluated.
+    /// The value the module was compiled with; for an override no entry point uses
+    /// (naga drops it), the value given, else the default. `None` only when neither is
+    /// known.
     pub value: Option<OverrideValue>,
 }
 
@@ -418,6 +419,7 @@ fn value_in(processed: &Module, o: &Override) -> Option<OverrideValue> {
     literal_value(processed, same.init?)
 }
 
+/// Every override of `module` with its default and the value it has in `processed`.
 fn describe(
     module: &Module,
     info: &ModuleInfo,
@@ -438,7 +440,7 @@ fn describe(
                 })
             });
             // An override no entry point uses is not in the processed module: report the
-            // value it would have had.
+            // value given, else the default.
             let given = chosen.iter().find(|c| c.handle == handle);
             let value = value_in(processed, o)
                 .or_else(|| given.map(|c| c.value))

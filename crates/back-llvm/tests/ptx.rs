@@ -55,7 +55,11 @@ fn kernels(path: &Path) -> Vec<(String, oxir_ir::Module)> {
         let options = LowerOptions {
             entry_point: Some(ep.name.clone()),
         };
-        if let Ok(m) = oxir_naga::lower_with_options(&shader.module, &shader.info, &options) {
+        // Overrides at their defaults.
+        let Ok(r) = oxir_naga::apply_overrides(&shader.module, &shader.info, None, &[], "k") else {
+            continue;
+        };
+        if let Ok(m) = oxir_naga::lower_with_options(&r.module, &r.info, &options) {
             out.push((ep.name.clone(), m));
         }
     }

@@ -55,8 +55,14 @@ fn entry_points(path: &Path) -> Result<Vec<Entry>, String> {
         let options = LowerOptions {
             entry_point: Some(ep.name.clone()),
         };
-        let module = oxir_naga::lower_with_options(&shader.module, &shader.info, &options)
-            .map_err(|e| e.to_string());
+        // Overrides at their defaults, as `oxir compile` gives none.
+        let module =
+            oxir_naga::apply_overrides(&shader.module, &shader.info, Some(&ep.name), &[], &name)
+                .map_err(|e| e.to_string())
+                .and_then(|r| {
+                    oxir_naga::lower_with_options(&r.module, &r.info, &options)
+                        .map_err(|e| e.to_string())
+                });
         out.push((ep.name.clone(), stage_name(ep.stage), module));
     }
     Ok(out)

@@ -147,3 +147,9 @@ pub enum EngineArg {
 pub fn parse_bounds_checks(spec: &str) -> Result<oxir_driver::BoundsPolicy, String> {
     oxir_driver::BoundsPolicy::parse(spec).map_err(|e| e.to_string())
 }
+
+/// Parses an `--override NAME=VALUE` (clap reports a malformed one as a usage error; the
+/// value is read by the override's type once the shader is parsed).
+pub fn parse_override(spec: &str) -> Result<oxir_driver::OverrideSetting, String> {
+    oxir_driver::OverrideSetting::parse(spec)
+}

@@ -88,8 +88,13 @@ pub fn run(args: RunArgs) -> Result<(), Failure> {
         load(&args.input)?
     } else {
         let target = oxir_driver::Target::Csi;
-        let artifact =
-            crate::shaders::compile_artifact(&args.input, args.entry.clone(), args.stage, target)?;
+        let artifact = crate::shaders::compile_artifact(
+            &args.input,
+            args.entry.clone(),
+            args.stage,
+            target,
+            &args.overrides,
+        )?;
         let bytes = artifact.to_bytes();
         oxir_csir::binary::read(&bytes, &oxir_csir::Limits::default()).map_err(|e| {
             usage(format!(

@@ -102,6 +102,11 @@ enum Command {
         /// The stage of a GLSL input.
         #[arg(long)]
         stage: Option<args::StageArg>,
+        /// Set a pipeline-overridable constant (repeatable): NAME=VALUE, or ID=VALUE for
+        /// one declared with `@id(ID)`; the JSON's `overrides` list shows each override's
+        /// default and the value used.
+        #[arg(long = "override", value_name = "NAME=VALUE", value_parser = args::parse_override)]
+        overrides: Vec<oxir_driver::OverrideSetting>,
     },
     /// Run a kernel with the reference interpreter (`--engine interp`, the default), on a
     /// Vulkan device (`--engine vulkan [--device NAME|INDEX]`, INPUT may also be any `.spv`)
@@ -253,7 +258,11 @@ fn run(cli: Cli) -> Result<(), Failure> {
             Ok(())
         }
         Command::Compile(args) => shaders::compile(args),
-        Command::Reflect { input, stage } => shaders::reflect(&input, stage),
+        Command::Reflect {
+            input,
+            stage,
+            overrides,
+        } => shaders::reflect(&input, stage, &overrides),
         Command::Run(args) => run::run(*args),
         Command::Link { vs, fs } => csir::link(&vs, &fs),
     }

@@ -7,7 +7,7 @@
 //! [--device NAME|INDEX] [--buffer G:B=SPEC]... [--view G:B=TYPE]...
 //! [--texture G:B=WxH[xL][sN][:seed=S]]...
 //! [--default-size BYTES] [--max-instructions N] [--strict-bounds] [--shuffle SEED]
-//! [--max-buffer-size BYTES] [--max-memory BYTES]`
+//! [--max-buffer-size BYTES] [--max-memory BYTES] [--override NAME=VALUE]...`
 //!
 //! Sizes are checked before anything is allocated (`run_limits`): buffers, `@FILE`
 //! inputs, `--default-size` and textures against the buffer cap (`--max-buffer-size`,
@@ -134,6 +134,12 @@ pub struct RunArgs {
     /// signed zeros never occurred (interp and llvm engines).
     #[arg(long)]
     pub fast_math: bool,
+    /// Set a pipeline-overridable constant (repeatable): NAME=VALUE, or ID=VALUE for one
+    /// declared with `@id(ID)`. VALUE is read as the override's type (true/false,
+    /// integers, finite floats); overrides not given take their defaults. Unknown names,
+    /// bad values, an override set twice, or one without a default left unset: exit 1.
+    #[arg(long = "override", value_name = "NAME=VALUE", value_parser = crate::args::parse_override)]
+    pub overrides: Vec<oxir_driver::OverrideSetting>,
 }
 
 pub(crate) fn usage(message: impl Into<String>) -> Failure {
@@ -486,7 +492,7 @@ fn run_interp(args: RunArgs) -> Result<(), Failure> {
     let mut request = parse_request(&args)?;
     let is_oxir = args.input.extension().and_then(|e| e.to_str()) == Some("oxir");
     let lower_entry = if is_oxir { None } else { args.entry.clone() };
-    let mut module = crate::shaders::load(&args.input, lower_entry, args.stage)?;
+    let mut module = crate::shaders::load(&args.input, lower_entry, args.stage, &args.overrides)?;
     let name = args.input.display().to_string();
     if request.optimize {
         let bounds = args.bounds_checks.unwrap_or_default();

@@ -57,7 +57,7 @@ pub fn run(args: RunArgs) -> Result<(), Failure> {
     let name = args.input.display().to_string();
     let is_oxir = args.input.extension().and_then(|e| e.to_str()) == Some("oxir");
     let lower_entry = if is_oxir { None } else { args.entry.clone() };
-    let module = crate::shaders::load(&args.input, lower_entry, args.stage)?;
+    let module = crate::shaders::load(&args.input, lower_entry, args.stage, &args.overrides)?;
     let entry = choose_kernel(&module, args.entry.as_deref(), &name)?;
     if let Some((key, _)) = crate::run_textures::module_textures(&module).first_key_value() {
         return Err(rejected(

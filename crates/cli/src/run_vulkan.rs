@@ -12,8 +12,8 @@
 //!   interpreter, so both engines print the same lines for the same arguments. A binding
 //!   the SPIR-V pipeline removed (unused) is not bound and is printed unchanged.
 //! - A `.spv` INPUT (by extension, or by the SPIR-V magic number) runs as it is; its
-//!   bindings and their minimum sizes come from `oxir_vulkan::reflect`. `-O` and
-//!   `--stage` do not apply to it.
+//!   bindings and their minimum sizes come from `oxir_vulkan::reflect`. `-O`,
+//!   `--stage` and `--override` do not apply to it.
 //! - Textures and samplers as `run_textures` describes (the same sizes, the same zero or
 //!   seeded texels (`run_texdata`) and nearest / clamp-to-edge samplers as the
 //!   interpreter); each storage texture's texels
@@ -55,9 +55,9 @@ pub fn run(args: RunArgs) -> Result<(), Failure> {
             .unwrap_or(false);
 
     let (words, slots, tex_slots, entry) = if is_spv {
-        if args.opt.is_some() || args.stage.is_some() {
+        if args.opt.is_some() || args.stage.is_some() || !args.overrides.is_empty() {
             return Err(usage(
-                "-O and --stage do not apply to a .spv input with --engine vulkan (its bytes run as they are)",
+                "-O, --stage and --override do not apply to a .spv input with --engine vulkan (its bytes run as they are)",
             ));
         }
         let bytes =
@@ -97,7 +97,7 @@ pub fn run(args: RunArgs) -> Result<(), Failure> {
         }
         let is_oxir = args.input.extension().and_then(|e| e.to_str()) == Some("oxir");
         let lower_entry = if is_oxir { None } else { args.entry.clone() };
-        let module = crate::shaders::load(&args.input, lower_entry, args.stage)?;
+        let module = crate::shaders::load(&args.input, lower_entry, args.stage, &args.overrides)?;
         let entry = choose_kernel(&module, args.entry.as_deref(), &name)?;
         let slots = interp_slots(&module, &name)?;
         let tex_slots = crate::run_textures::module_textures(&module);

@@ -60,6 +60,12 @@ pub struct CompileArgs {
     /// occurred (`x * 0.0 → 0.0`, `x - x → 0.0`, `x + 0.0 → x`, ...).
     #[arg(long)]
     pub fast_math: bool,
+    /// Set a pipeline-overridable constant (repeatable): NAME=VALUE, or ID=VALUE for one
+    /// declared with `@id(ID)`. VALUE is read as the override's type (true/false,
+    /// integers, finite floats); overrides not given take their defaults. Unknown names,
+    /// bad values, an override set twice, or one without a default left unset: exit 1.
+    #[arg(long = "override", value_name = "NAME=VALUE", value_parser = crate::args::parse_override)]
+    pub overrides: Vec<oxir_driver::OverrideSetting>,
 }
 
 /// What an input file holds.
@@ -138,7 +144,7 @@ impl Loaded {
 /// the exit it stands for.
 fn report(path: &Path, text: &str, error: &Error) -> Failure {
     match error {
-        Error::Frontend(_) | Error::Lower { .. } => {
+        Error::Frontend(_) | Error::Lower { .. } | Error::Override { .. } => {
             eprint!("{}", error.rendered().unwrap_or_default());
             Failure::Rejected
         }
@@ -146,6 +152,10 @@ fn report(path: &Path, text: &str, error: &Error) -> Failure {
         Error::NoSuchEntryPoint(e) => Failure::Usage(format!("{}: {e}", path.display())),
         Error::EntryFilterOnModule => Failure::Usage(format!(
             "{}: --entry applies to shader input, not .oxir",
+            path.display()
+        )),
+        Error::OverridesOnModule => Failure::Usage(format!(
+            "{}: --override applies to shader input, not .oxir",
             path.display()
         )),
         Error::NotAShader => Failure::Usage(format!(
@@ -196,7 +206,7 @@ fn read_input(path: &Path, stage: Option<StageArg>, entry: bool) -> Result<Loade
 }
 
 /// `oxir compile INPUT [--entry NAME] [--stage S] [--target T] [--target-env ENV]
-/// [-O0|-O] [-g] [-o OUT] [--structured]`.
+/// [-O0|-O] [-g] [-o OUT] [--structured] [--override NAME=VALUE]...`.
 pub fn compile(args: CompileArgs) -> Result<(), Failure> {
     let spirv = matches!(args.target, TargetArg::Spirv | TargetArg::SpirvAsm);
     if !spirv && args.target_env.is_some() {
@@ -226,6 +236,7 @@ pub fn compile(args: CompileArgs) -> Result<(), Failure> {
         bounds_checks: args.bounds_checks.unwrap_or_default(),
         debug_info: args.debug_info,
         fast_math: args.fast_math,
+        overrides: args.overrides,
     };
     let target = Target::from(args.target);
     let artifact = oxir_driver::compile(loaded.input(), target, &options)
@@ -254,41 +265,50 @@ pub(crate) fn load(
     input: &Path,
     entry: Option<String>,
     stage: Option<StageArg>,
+    overrides: &[oxir_driver::OverrideSetting],
 ) -> Result<Module, Failure> {
     let loaded = read_input(input, stage, entry.is_some())?;
     let options = CompileOptions {
         entry_point: entry,
+        overrides: overrides.to_vec(),
         ..CompileOptions::default()
     };
     oxir_driver::load(loaded.input(), &options).map_err(|e| report(input, &loaded.text, &e))
 }
 
-/// Compiles INPUT for `target` with the default options and `entry`, reporting a
-/// rejection as `oxir compile` does.
+/// Compiles INPUT for `target` with the default options, `entry` and `overrides`,
+/// reporting a rejection as `oxir compile` does.
 pub(crate) fn compile_artifact(
     input: &Path,
     entry: Option<String>,
     stage: Option<StageArg>,
     target: Target,
+    overrides: &[oxir_driver::OverrideSetting],
 ) -> Result<oxir_driver::Artifact, Failure> {
     let loaded = read_input(input, stage, entry.is_some())?;
     let options = CompileOptions {
         entry_point: entry,
+        overrides: overrides.to_vec(),
         ..CompileOptions::default()
     };
     oxir_driver::compile(loaded.input(), target, &options)
         .map_err(|e| report(input, &loaded.text, &e))
 }
 
-/// `oxir reflect INPUT [--stage S]`: the interface as JSON on standard output.
-pub fn reflect(input: &Path, stage: Option<StageArg>) -> Result<(), Failure> {
+/// `oxir reflect INPUT [--stage S] [--override NAME=VALUE]...`: the interface as JSON on
+/// standard output, with an `overrides` list when the shader has overrides.
+pub fn reflect(
+    input: &Path,
+    stage: Option<StageArg>,
+    overrides: &[oxir_driver::OverrideSetting],
+) -> Result<(), Failure> {
     let kind = input_kind(input, stage)?;
     if let InputKind::Oxir = kind {
         return Err(report(input, "", &Error::NotAShader));
     }
     let loaded = Loaded::read(input, kind)?;
-    let reflection =
-        oxir_driver::reflect(loaded.input()).map_err(|e| report(input, &loaded.text, &e))?;
+    let reflection = oxir_driver::reflect_with_overrides(loaded.input(), overrides)
+        .map_err(|e| report(input, &loaded.text, &e))?;
     print!("{}", reflection.to_json());
     Ok(())
 }

@@ -91,6 +91,21 @@ fn naga_spirv(file: &Path, text: &str, entry: &str) -> Result<(Vec<u32>, bool), 
     let shader = source_of(file, text)
         .parse("naga")
         .map_err(|e| e.rendered)?;
+    // Overrides at their defaults, as oxir compiles them: naga's writer takes a module
+    // whose overrides are applied (modules without overrides are written as they are).
+    let (module, info) = match shader.module.overrides.is_empty() {
+        true => (
+            std::borrow::Cow::Borrowed(&shader.module),
+            std::borrow::Cow::Borrowed(&shader.info),
+        ),
+        false => naga::back::pipeline_constants::process_overrides(
+            &shader.module,
+            &shader.info,
+            Some((naga::ShaderStage::Compute, entry)),
+            &naga::back::PipelineConstants::default(),
+        )
+        .map_err(|e| e.to_string())?,
+    };
     let write = |policy| {
         let options = naga::back::spv::Options {
             lang_version: (1, 3),
@@ -107,7 +122,7 @@ fn naga_spirv(file: &Path, text: &str, entry: &str) -> Result<(Vec<u32>, bool), 
             shader_stage: naga::ShaderStage::Compute,
             entry_point: entry.to_string(),
         };
-        naga::back::spv::write_vec(&shader.module, &shader.info, &options, Some(&pipeline))
+        naga::back::spv::write_vec(&module, &info, &options, Some(&pipeline))
             .map_err(|e| e.to_string())
     };
     match write(naga::proc::BoundsCheckPolicy::ReadZeroSkipWrite) {

@@ -3,8 +3,8 @@
 //!
 //! | Layer | Variants |
 //! |---|---|
-//! | front-end (naga, lowering, oxir text parser) | [`Error::Frontend`], [`Error::Lower`], [`Error::NoSuchEntryPoint`], [`Error::OxirParse`] |
-//! | the request itself | [`Error::EntryFilterOnModule`], [`Error::NotAShader`] |
+//! | front-end (naga, overrides, lowering, oxir text parser) | [`Error::Frontend`], [`Error::Override`], [`Error::Lower`], [`Error::NoSuchEntryPoint`], [`Error::OxirParse`] |
+//! | the request itself | [`Error::EntryFilterOnModule`], [`Error::OverridesOnModule`], [`Error::NotAShader`] |
 //! | verifier | [`Error::Verification`] |
 //! | the target's pass pipeline | [`Error::PassRefused`] |
 //! | back-end | [`Error::Unsupported`], [`Error::BackendInternal`], [`Error::Disassembly`], [`Error::LlvmInternal`], [`Error::CsirInternal`] |
@@ -12,12 +12,13 @@
 //! | the operating system | [`Error::Thread`] |
 //!
 //! `Display` is the layer's own message, without the input's name: the caller (the `oxir`
-//! command, say) puts the name in front. [`Error::Frontend`] and [`Error::Lower`] also
+//! command, say) puts the name in front. [`Error::Frontend`], [`Error::Override`] and
+//! [`Error::Lower`] also
 //! carry the full diagnostic with the source snippet ([`Error::rendered`]).
 
 use oxir_ir::parser::ParseError;
 use oxir_ir::verifier::VerifierReport;
-use oxir_naga::{FrontendError, LowerError};
+use oxir_naga::{FrontendError, LowerError, OverrideError};
 use oxir_passes::pipeline::PipelineError;
 
 /// Why a compilation failed.
@@ -38,6 +39,17 @@ pub enum Error {
         /// The full diagnostic with the input's name and a source snippet.
         rendered: String,
     },
+    /// The values given for the shader's pipeline-overridable constants do not fit it (an
+    /// unknown name or id, a value that does not read as the override's type, an override
+    /// set twice or without a value), or naga could not apply them. `error` is located at
+    /// the override's declaration where there is one; `rendered` is the full diagnostic.
+    #[error("{error}")]
+    Override {
+        /// The override error, located against the source (boxed: it is large).
+        error: Box<OverrideError>,
+        /// The full diagnostic with the input's name and a source snippet.
+        rendered: String,
+    },
     /// The entry-point filter names no entry point of the shader (a [`LowerError`] of kind
     /// `NoSuchEntryPoint`, listing the entry points there are).
     #[error("{0}")]
@@ -49,6 +61,10 @@ pub enum Error {
     /// shader input only.
     #[error("the entry-point filter applies to shader input, not to an oxir module")]
     EntryFilterOnModule,
+    /// Override values were given for oxir text or a built module; they apply to shader
+    /// input only.
+    #[error("override values apply to shader input, not to an oxir module")]
+    OverridesOnModule,
     /// Reflection was asked of oxir text or a built module; it reads shaders only.
     #[error("reflection reads shaders (WGSL, GLSL, SPIR-V), not oxir modules")]
     NotAShader,
@@ -108,10 +124,11 @@ impl Error {
     pub fn rendered(&self) -> Option<&str> {
         match self {
             Error::Frontend(error) => Some(&error.rendered),
-            Error::Lower { rendered, .. } => Some(rendered),
+            Error::Lower { rendered, .. } | Error::Override { rendered, .. } => Some(rendered),
             Error::NoSuchEntryPoint(_)
             | Error::OxirParse(_)
             | Error::EntryFilterOnModule
+            | Error::OverridesOnModule
             | Error::NotAShader
             | Error::Verification(_)
             | Error::PassRefused(_)
@@ -141,9 +158,11 @@ impl Error {
             Error::BackendInternal(_)
             | Error::Frontend(_)
             | Error::Lower { .. }
+            | Error::Override { .. }
             | Error::NoSuchEntryPoint(_)
             | Error::OxirParse(_)
             | Error::EntryFilterOnModule
+            | Error::OverridesOnModule
             | Error::NotAShader
             | Error::Verification(_)
             | Error::Disassembly(_)

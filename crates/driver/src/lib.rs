@@ -22,7 +22,9 @@
 //!
 //! ## The pipeline
 //!
-//! 1. **Front-end** ([`load`]): WGSL, GLSL and SPIR-V are parsed and validated by naga and
+//! 1. **Front-end** ([`load`]): WGSL, GLSL and SPIR-V are parsed and validated by naga,
+//!    their pipeline-overridable constants set ([`CompileOptions::overrides`], else their
+//!    defaults; naga's `process_overrides` through `oxir_naga::apply_overrides`) and
 //!    lowered by `oxir-naga` (only the entry point of [`CompileOptions::entry_point`] and
 //!    what it calls, when given); oxir text is parsed by `oxir_ir::parser`; a built module
 //!    is taken as it is.
@@ -84,6 +86,7 @@ pub use input::{Input, Source};
 pub use llvm::HostLibrary;
 pub use oxir_naga::reflect::Reflection;
 pub use oxir_naga::{on_large_stack, GlslStage, MAX_NESTING, STACK_BYTES};
+pub use oxir_naga::{OverrideInfo, OverrideSetting, OverrideType, OverrideValue};
 pub use oxir_passes::passes::bounds_checks::{BoundsPolicy, CheckClass, Policy, PolicyParseError};
 pub use oxir_passes::pipelines::Optimizer;
 pub use oxir_spirv::TargetEnv;
@@ -154,6 +157,11 @@ pub struct CompileOptions {
     /// occur (`fast-math-simplify`; [`oxir_passes::pipelines::Optimizer::fast_math`]).
     /// No effect at `-O0`.
     pub fast_math: bool,
+    /// Values for the shader's pipeline-overridable constants (`NAME=VALUE`, or
+    /// `ID=VALUE` for an `@id(ID)`), applied between validation and lowering
+    /// (`oxir_naga::apply_overrides`); overrides not given take their defaults. Shader
+    /// input only.
+    pub overrides: Vec<OverrideSetting>,
 }
 
 impl CompileOptions {
@@ -299,20 +307,50 @@ pub fn load(input: Input<'_>, options: &CompileOptions) -> Result<Module, Error>
 }
 
 /// The interface of a shader (entry points, stage inputs and outputs, resource bindings
-/// with their sizes), from naga's validated module; nothing is lowered.
+/// with their sizes, pipeline-overridable constants), from naga's validated module with
+/// its overrides at their defaults; nothing is lowered.
 pub fn reflect(input: Input<'_>) -> Result<Reflection, Error> {
-    with_large_stack(|| reflect_here(&input))
+    reflect_with_overrides(input, &[])
 }
 
-fn reflect_here(input: &Input<'_>) -> Result<Reflection, Error> {
+/// [`reflect`] with values for the shader's overrides (as [`CompileOptions::overrides`]):
+/// workgroup sizes and buffer sizes are those the values give, and
+/// [`Reflection::overrides`] lists each override with its default and the value used.
+pub fn reflect_with_overrides(
+    input: Input<'_>,
+    overrides: &[OverrideSetting],
+) -> Result<Reflection, Error> {
+    with_large_stack(|| reflect_here(&input, overrides))
+}
+
+fn reflect_here(input: &Input<'_>, overrides: &[OverrideSetting]) -> Result<Reflection, Error> {
     let Classified::Shader(shader) = Classified::of(&input.source) else {
         return Err(Error::NotAShader);
     };
-    let validated = shader
-        .naga_source()
-        .parse(input.name)
-        .map_err(Error::Frontend)?;
-    Ok(oxir_naga::reflect(&validated.module, &validated.info))
+    let source = shader.naga_source();
+    let validated = source.parse(input.name).map_err(Error::Frontend)?;
+    let resolved = applied(input.name, &source, &validated, None, overrides)?;
+    let mut reflection = oxir_naga::reflect(&resolved.module, &resolved.info);
+    reflection.overrides = resolved.overrides;
+    Ok(reflection)
+}
+
+/// `oxir_naga::apply_overrides`, its error rendered against the source.
+fn applied<'a>(
+    name: &str,
+    source: &oxir_naga::ShaderSource<'_>,
+    validated: &'a oxir_naga::Validated,
+    entry_point: Option<&str>,
+    overrides: &[OverrideSetting],
+) -> Result<oxir_naga::overrides::Resolved<'a>, Error> {
+    let (module, info) = (&validated.module, &validated.info);
+    oxir_naga::apply_overrides(module, info, entry_point, overrides, name).map_err(|error| {
+        let error = error.located(source.text());
+        Error::Override {
+            rendered: error.render(name, source.text()),
+            error: Box::new(error),
+        }
+    })
 }
 
 /// Runs `work` (a whole [`compile`], [`load`] or [`reflect`]) with
@@ -385,6 +423,9 @@ fn load_verified<'a>(input: Input<'a>, options: &CompileOptions) -> Result<Cow<'
         Classified::OxirText(_) | Classified::Module(_) if options.entry_point.is_some() => {
             return Err(Error::EntryFilterOnModule)
         }
+        Classified::OxirText(_) | Classified::Module(_) if !options.overrides.is_empty() => {
+            return Err(Error::OverridesOnModule)
+        }
         Classified::OxirText(text) => {
             Cow::Owned(oxir_ir::parser::parse_module(text).map_err(Error::OxirParse)?)
         }
@@ -405,10 +446,12 @@ fn lower_shader(
 ) -> Result<Module, Error> {
     let source = shader.naga_source();
     let validated = source.parse(name).map_err(Error::Frontend)?;
+    let entry = options.entry_point.as_deref();
+    let resolved = applied(name, &source, &validated, entry, &options.overrides)?;
     let lower_options = LowerOptions {
         entry_point: options.entry_point.clone(),
     };
-    oxir_naga::lower_with_options(&validated.module, &validated.info, &lower_options).map_err(
+    oxir_naga::lower_with_options(&resolved.module, &resolved.info, &lower_options).map_err(
         |error| match error {
             LowerError::NoSuchEntryPoint { .. } => Error::NoSuchEntryPoint(error),
             LowerError::Unsupported { .. } | LowerError::Internal { .. } => {

@@ -274,3 +274,46 @@ fn reflection_reads_shaders_only() {
         Err(Error::Frontend(_))
     ));
 }
+
+/// `CompileOptions::overrides` and `reflect_with_overrides`: the value reaches the
+/// module and the reflection; a bad setting is `Error::Override` with the rendered
+/// diagnostic; overrides on oxir text are `Error::OverridesOnModule`.
+#[test]
+fn override_values() {
+    let wgsl = "override wg: u32 = 2u;\n@compute @workgroup_size(wg) fn main() {}\n";
+    let setting = |text: &str| oxir_driver::OverrideSetting::parse(text).unwrap();
+    let options = CompileOptions {
+        overrides: vec![setting("wg=3")],
+        ..CompileOptions::default()
+    };
+    let artifact = compile(Input::wgsl("wg.wgsl", wgsl), Target::Oxir, &options).unwrap();
+    let text = artifact.as_text().unwrap();
+    assert!(text.contains("workgroup_size(3, 1, 1)"), "{text}");
+    let reflection =
+        oxir_driver::reflect_with_overrides(Input::wgsl("wg.wgsl", wgsl), &options.overrides)
+            .unwrap();
+    assert_eq!(reflection.entry_points[0].workgroup_size, Some([3, 1, 1]));
+    assert_eq!(
+        reflection.overrides[0].value,
+        Some(oxir_driver::OverrideValue::U32(3))
+    );
+    assert_eq!(
+        reflection.overrides[0].default,
+        Some(oxir_driver::OverrideValue::U32(2))
+    );
+    let bad = CompileOptions {
+        overrides: vec![setting("wg=x")],
+        ..CompileOptions::default()
+    };
+    let error = compile_error(Input::wgsl("wg.wgsl", wgsl), Target::Oxir, &bad);
+    assert!(matches!(error, Error::Override { .. }), "{error:?}");
+    assert!(
+        error
+            .rendered()
+            .unwrap()
+            .starts_with("wg.wgsl:1:1: error: override `wg`: `x` is not a valid u32"),
+        "{error}"
+    );
+    let error = compile_error(Input::oxir_text("x.oxir", ""), Target::Oxir, &options);
+    assert!(matches!(error, Error::OverridesOnModule), "{error:?}");
+}

@@ -13,7 +13,7 @@
 //! | `Compose` | composite; vector parts are flattened to one element per lane |
 //! | `Splat` | composite of copies |
 //! | `Swizzle`, `Access`, `AccessIndex` of constants | the selected elements |
-//! | `Override` | refused: pipeline-overridable constants are not supported |
+//! | `Override` | refused: `overrides.rs` replaces overrides with constants before lowering |
 //!
 //! Anything else is not a constant *form*: [`ModuleLowerer::const_expression`] answers
 //! `Ok(None)`, module-scope initializers refuse it, and function bodies evaluate it with

@@ -1,7 +1,7 @@
 //! Entry points: stage, signature, and the mapping of naga's bound arguments and results.
 //!
-//! **Stages**: `compute` becomes a `kernel` with naga's workgroup size (override-sized
-//! workgroups are refused), `vertex` and `fragment` keep their kind; mesh, task and ray
+//! **Stages**: `compute` becomes a `kernel` with naga's workgroup size (a size set by
+//! overrides is known once `overrides.rs` applied them; before that it is refused), `vertex` and `fragment` keep their kind; mesh, task and ray
 //! tracing stages are refused, as is `@early_depth_test` (oxir has no place for it).
 //!
 //! **Flattening**: an argument or result with a binding becomes one oxir parameter or

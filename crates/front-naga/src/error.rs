@@ -180,21 +180,7 @@ impl LowerError {
     /// Resolves the span to a line and column in `source` (text inputs) or a byte offset
     /// (binary inputs: pass `None`).
     pub fn located(mut self, source: Option<&str>) -> Self {
-        let span = self.span();
-        let resolved = match (source, span.to_range()) {
-            (_, None) => SourcePosition::Unknown,
-            (Some(text), Some(_)) => match span_in(span, text) {
-                Some(span) => {
-                    let location = span.location(text);
-                    SourcePosition::LineColumn {
-                        line: location.line_number,
-                        column: location.line_position,
-                    }
-                }
-                None => SourcePosition::Unknown,
-            },
-            (None, Some(range)) => SourcePosition::ByteOffset(range.start as u32),
-        };
+        let resolved = position_of(self.span(), source);
         if let Some((_, position, _)) = self.place_mut() {
             *position = resolved;
         }
@@ -272,9 +258,28 @@ impl fmt::Display for LowerError {
 
 impl std::error::Error for LowerError {}
 
+/// Where `span` is: a line and column in `source` (text inputs), a byte offset (binary
+/// inputs: `None`), or unknown when the span is undefined or does not fit the text.
+pub(crate) fn position_of(span: Span, source: Option<&str>) -> SourcePosition {
+    match (source, span.to_range()) {
+        (_, None) => SourcePosition::Unknown,
+        (Some(text), Some(_)) => match span_in(span, text) {
+            Some(span) => {
+                let location = span.location(text);
+                SourcePosition::LineColumn {
+                    line: location.line_number,
+                    column: location.line_position,
+                }
+            }
+            None => SourcePosition::Unknown,
+        },
+        (None, Some(range)) => SourcePosition::ByteOffset(range.start as u32),
+    }
+}
+
 /// `span` when it is defined and lies within `text` on character boundaries (naga's
 /// `Span::location` slices the text and would panic otherwise).
-fn span_in(span: Span, text: &str) -> Option<Span> {
+pub(crate) fn span_in(span: Span, text: &str) -> Option<Span> {
     let range = span.to_range()?;
     let fits = range.start <= range.end
         && range.end <= text.len()
@@ -285,7 +290,7 @@ fn span_in(span: Span, text: &str) -> Option<Span> {
 
 /// A plain message, so naga's `WithSpan` can render oxir's errors.
 #[derive(Debug)]
-struct Message(String);
+pub(crate) struct Message(pub(crate) String);
 
 impl fmt::Display for Message {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -295,11 +300,13 @@ impl fmt::Display for Message {
 
 impl std::error::Error for Message {}
 
-/// Any failure of the whole pipeline (parse, validate, lower).
+/// Any failure of the whole pipeline (parse, validate, overrides, lower).
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum CompileError {
     #[error(transparent)]
     Frontend(#[from] FrontendError),
+    #[error(transparent)]
+    Override(#[from] crate::overrides::OverrideError),
     #[error(transparent)]
     Lower(#[from] LowerError),
 }

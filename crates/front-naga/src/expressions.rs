@@ -19,7 +19,7 @@
 //! | `As` with a width | `convert` (matrices column by column); without one, `bitcast` |
 //! | `ArrayLength` | `array_length` |
 //! | `CallResult`, `AtomicResult`, `WorkGroupUniformLoadResult` | the value their statement made |
-//! | `Override` | refused: pipeline-overridable constants |
+//! | `Override` | refused: `overrides.rs` replaces overrides with constants before lowering |
 //! | ray-query, subgroup and cooperative-matrix expressions | refused |
 
 use crate::error::{LowerError, Result};

@@ -46,13 +46,21 @@
 //!    and a buffer whose layout std430 (storage, push constants) or std140 (uniform)
 //!    cannot express is refused (`types.rs`).
 //!
+//! ## Pipeline-overridable constants
+//!
+//! [`compile_with_overrides`] (and [`compile`], with every override at its default)
+//! applies the overrides' values with [`apply_overrides`] (`overrides.rs`, through naga's
+//! `process_overrides`) before lowering: workgroup sizes, array lengths and every
+//! expression set by overrides become constants. [`lower`] on a module whose overrides
+//! were not applied refuses them.
+//!
 //! ## What is refused
 //!
 //! Anything oxir cannot represent is a [`LowerError::Unsupported`] whose message starts
 //! with `unsupported:`, names the feature and (once [`LowerError::located`]) its line and
 //! column — never a panic and never a silently different module. Refused today: ray
 //! queries and ray-tracing pipelines, subgroup operations, mesh and task shaders, binding
-//! arrays, pipeline-overridable constants, cooperative matrices, external textures,
+//! arrays, cooperative matrices, external textures,
 //! texture atomics, floating-point atomics, texture gathers and texel offsets, depth
 //! comparisons at implicit levels, memory-only barriers, subgroup-only
 //! barriers, `@early_depth_test`, dual-source blending, built-ins
@@ -74,6 +82,8 @@ mod images;
 mod loops;
 mod math;
 mod module;
+mod override_values;
+pub mod overrides;
 mod packing;
 mod parse;
 pub mod reflect;
@@ -84,6 +94,10 @@ pub use contain::{on_large_stack, STACK_BYTES};
 pub use depth::{glsl_nesting, wgsl_nesting, MAX_NESTING};
 pub use error::{CompileError, FrontendError, FrontendStage, LowerError, SourcePosition};
 pub use module::{lower, lower_with_options, verifier_options, LowerOptions};
+pub use override_values::{OverrideType, OverrideValue};
+pub use overrides::{
+    apply_overrides, OverrideError, OverrideInfo, OverrideProblem, OverrideSetting,
+};
 pub use parse::{parse_glsl, parse_spirv, parse_wgsl, validate, validator, GlslStage, Validated};
 pub use reflect::reflect;
 
@@ -114,14 +128,28 @@ impl ShaderSource<'_> {
     }
 }
 
-/// Parses, validates and lowers a shader; lowering errors come back located against the
-/// source ([`LowerError::located`]).
+/// Parses, validates and lowers a shader, its overrides at their defaults; errors come
+/// back located against the source ([`LowerError::located`]).
 pub fn compile(
     source: ShaderSource<'_>,
     path: &str,
     options: &LowerOptions,
 ) -> Result<oxir_ir::Module, CompileError> {
+    compile_with_overrides(source, path, options, &[])
+}
+
+/// [`compile`] with values for the shader's pipeline-overridable constants
+/// ([`apply_overrides`] between validation and lowering).
+pub fn compile_with_overrides(
+    source: ShaderSource<'_>,
+    path: &str,
+    options: &LowerOptions,
+    overrides: &[OverrideSetting],
+) -> Result<oxir_ir::Module, CompileError> {
     let shader = source.parse(path)?;
-    lower_with_options(&shader.module, &shader.info, options)
+    let entry = options.entry_point.as_deref();
+    let resolved = apply_overrides(&shader.module, &shader.info, entry, overrides, path)
+        .map_err(|e| CompileError::Override(e.located(source.text())))?;
+    lower_with_options(&resolved.module, &resolved.info, options)
         .map_err(|e| CompileError::Lower(e.located(source.text())))
 }

@@ -121,7 +121,7 @@ fn validate_here(
 }
 
 /// The error message followed by each of its sources, joined with `: `.
-fn error_chain(error: &dyn std::error::Error) -> String {
+pub(crate) fn error_chain(error: &dyn std::error::Error) -> String {
     let mut text = error.to_string();
     let mut source = error.source();
     while let Some(next) = source {

@@ -97,6 +97,11 @@ pub struct ResourceInfo {
 pub struct Reflection {
     pub entry_points: Vec<EntryPointInfo>,
     pub resources: Vec<ResourceInfo>,
+    /// The pipeline-overridable constants, with their defaults and the values used
+    /// (filled in by whoever applied them, `crate::apply_overrides`; empty from
+    /// [`reflect()`] alone). Left out of the JSON when empty.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub overrides: Vec<crate::OverrideInfo>,
 }
 
 fn stage_name(stage: ShaderStage) -> String {
@@ -120,6 +125,7 @@ pub fn reflect(module: &naga::Module, info: &ModuleInfo) -> Reflection {
             return Reflection {
                 entry_points: Vec::new(),
                 resources: Vec::new(),
+                overrides: Vec::new(),
             }
         }
     };
@@ -214,6 +220,7 @@ pub fn reflect(module: &naga::Module, info: &ModuleInfo) -> Reflection {
     Reflection {
         entry_points,
         resources,
+        overrides: Vec::new(),
     }
 }
 
@@ -377,8 +384,14 @@ impl Reflection {
 }
 
 /// The arrays whose items go on their own lines (when there are any): those of objects.
-const ARRAYS_ONE_ITEM_PER_LINE: [&str; 5] =
-    ["entry_points", "resources", "inputs", "outputs", "members"];
+const ARRAYS_ONE_ITEM_PER_LINE: [&str; 6] = [
+    "entry_points",
+    "resources",
+    "inputs",
+    "outputs",
+    "members",
+    "overrides",
+];
 
 /// The array whose objects are themselves laid out one member per line.
 const OBJECTS_ONE_MEMBER_PER_LINE: &str = "entry_points";
@@ -605,6 +618,7 @@ mod tests {
                     size: 0,
                 }],
             }],
+            overrides: Vec::new(),
         };
         let want = r#"{
   "entry_points": [
@@ -636,6 +650,7 @@ mod tests {
         let empty = Reflection {
             entry_points: vec![compute],
             resources: Vec::new(),
+            overrides: Vec::new(),
         };
         assert!(
             empty

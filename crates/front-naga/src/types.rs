@@ -6,7 +6,8 @@
 //! | `Vector`, `Matrix` | `vecN<T>`, `matCxR<T>` |
 //! | `Atomic(T)` | `T`: oxir atomics act on plain integer pointers |
 //! | `Pointer { base, space }`, `ValuePointer` | `ptr<space, T>` |
-//! | `Array { size: Constant(n) }` / `Dynamic` | `array<T, n>` / `array<T>` (override-sized: refused) |
+//! | `Array { size: Constant(n) }` / `Dynamic` | `array<T, n>` / `array<T>` |
+//! | `Array { size: Pending(o) }` | `array<T, n>`: the override's value, once `overrides.rs` applied it (before that, only an override initialized with a literal has one) |
 //! | `Struct` | a struct with naga's name (or `StructN`) and member names (or `mN`); explicit member offsets exactly when the struct is *host-shared* (reachable from a storage, uniform or immediate global), so buffer layouts stay naga's while back-ends place private structs by their own rules; a host-shared struct that naga sizes beyond its members' natural alignment (WGSL `@align`) gets the explicit `align` that reproduces naga's size |
 //! | `Image` sampled / depth / storage | `texture_*<f32|i32|u32|depth>` / `texture_storage_*<format, access>` (external textures and other texel formats: refused) |
 //! | `Sampler { comparison }` | `sampler` / `sampler_comparison` |
@@ -238,12 +239,16 @@ impl ModuleLowerer<'_> {
                 match size {
                     naga::ArraySize::Constant(n) => self.out.types.array(elem, n.get()),
                     naga::ArraySize::Dynamic => self.out.types.runtime_array(elem),
-                    naga::ArraySize::Pending(_) => {
-                        return Err(LowerError::unsupported(
-                            "array sized by a pipeline-overridable constant",
-                            span,
-                        ))
-                    }
+                    naga::ArraySize::Pending(_) => match size.resolve(self.naga.to_ctx()) {
+                        Ok(naga::proc::IndexableLength::Known(n)) => self.out.types.array(elem, n),
+                        Ok(naga::proc::IndexableLength::Dynamic) | Err(_) => {
+                            return Err(LowerError::unsupported(
+                                "array sized by a pipeline-overridable constant whose value \
+                                 was not applied",
+                                span,
+                            ))
+                        }
+                    },
                 }
             }
             TypeInner::Struct { members, .. } => {

@@ -1,4 +1,5 @@
-//! The project's own shaders (`tests/shaders/`): each is parsed, validated and lowered, the
+//! The project's own shaders (`tests/shaders/`): each is parsed, validated, its overrides
+//! applied at their defaults, and lowered, the
 //! module verifies with oxir-naga's verifier options and survives the text round trip
 //! (print → parse → print). Together they must exercise every naga statement and
 //! expression kind the front-end lowers, and the lowered modules every oxir op those map
@@ -45,8 +46,11 @@ fn lower_file(path: &Path) -> (Validated, Module) {
     let shader = source
         .parse(&name)
         .unwrap_or_else(|e| panic!("naga rejects {name}:\n{}", e.rendered));
+    // Overrides (pipeline_overrides.wgsl) at their defaults.
+    let resolved = oxir_naga::apply_overrides(&shader.module, &shader.info, None, &[], &name)
+        .unwrap_or_else(|e| panic!("{}", e.render(&name, Some(&text))));
     let module =
-        oxir_naga::lower_with_options(&shader.module, &shader.info, &LowerOptions::default())
+        oxir_naga::lower_with_options(&resolved.module, &resolved.info, &LowerOptions::default())
             .unwrap_or_else(|e| panic!("{}", e.render(&name, Some(&text))));
     let report = oxir_ir::verifier::verify_module(&module, &oxir_naga::verifier_options());
     assert!(

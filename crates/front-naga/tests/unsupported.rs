@@ -18,6 +18,7 @@ fn assert_refused(source: &str, feature: &str, line: u32) {
             oxir_ir::printer::print_module(&module, oxir_ir::printer::View::Flat)
         ),
         Err(CompileError::Frontend(e)) => panic!("naga rejects the test shader:\n{}", e.rendered),
+        Err(CompileError::Override(e)) => panic!("the overrides are refused: {e}"),
         Err(CompileError::Lower(e)) => e,
     };
     assert!(error.is_unsupported(), "not a refusal: {error}");
@@ -105,17 +106,50 @@ fn binding_arrays() {
     );
 }
 
+/// `compile` applies overrides (at their defaults here); `lower` on a module whose
+/// overrides were not applied (`oxir_naga::apply_overrides`) refuses each use of one.
 #[test]
-fn pipeline_overridable_constants() {
-    assert_refused(
-        "override scale: f32 = 2.0;
+fn pipeline_overridable_constants_not_applied() {
+    let cases = [
+        (
+            "override scale: f32 = 2.0;
 @group(0) @binding(0) var<storage, read_write> out: f32;
 @compute @workgroup_size(1) fn main() {
     out = out * scale;
 }",
-        "pipeline-overridable constant",
-        4,
-    );
+            "pipeline-overridable constant",
+        ),
+        (
+            "override wg: u32 = 2u;
+@compute @workgroup_size(wg) fn main() {}",
+            "workgroup size set by a pipeline-overridable constant",
+        ),
+        (
+            "override n: u32 = 2u;
+override m: u32 = n + 1u;
+var<workgroup> a: array<u32, m>;
+@compute @workgroup_size(1) fn main() { a[0] = 1u; }",
+            "array sized by a pipeline-overridable constant whose value was not applied",
+        ),
+    ];
+    for (source, feature) in cases {
+        let module = oxir_naga::compile(
+            ShaderSource::Wgsl(source),
+            "applied.wgsl",
+            &LowerOptions::default(),
+        );
+        assert!(module.is_ok(), "{source}: {:?}", module.err());
+        let shader = oxir_naga::parse_wgsl(source, "raw.wgsl").unwrap();
+        let error = oxir_naga::lower(&shader.module, &shader.info)
+            .expect_err(source)
+            .located(Some(source));
+        assert!(error.is_unsupported(), "{error}");
+        let message = error.to_string();
+        assert!(
+            message.contains(feature),
+            "`{message}` does not name `{feature}`"
+        );
+    }
 }
 
 #[test]

@@ -109,6 +109,7 @@ pub fn cases() -> Vec<Case> {
         "tests/layouts/uniform_f16.wgsl",
         "tests/shaders/texel_formats.wgsl",
         "tests/shaders/gather_offsets.wgsl",
+        "tests/shaders/pipeline_overrides.wgsl",
     ]
     .iter()
     .map(|f| PathBuf::from(path(f)))

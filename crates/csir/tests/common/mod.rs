@@ -71,8 +71,12 @@ pub fn entries(files: &[PathBuf]) -> Vec<Entry> {
             let options = LowerOptions {
                 entry_point: Some(ep.name.clone()),
             };
-            let Ok(module) = oxir_naga::lower_with_options(&shader.module, &shader.info, &options)
+            // Overrides at their defaults.
+            let Ok(r) = oxir_naga::apply_overrides(&shader.module, &shader.info, None, &[], "s")
             else {
+                continue;
+            };
+            let Ok(module) = oxir_naga::lower_with_options(&r.module, &r.info, &options) else {
                 continue;
             };
             let mut prepared = module.clone();

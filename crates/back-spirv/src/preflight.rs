@@ -35,6 +35,7 @@ pub fn opcode_support(op: Opcode) -> Support {
         | Lowering::Memory(_)
         | Lowering::Register(_)
         | Lowering::Image(_)
+        | Lowering::Subgroup(_)
         | Lowering::Call
         | Lowering::Terminator(_) => Support::Written,
     }
@@ -383,7 +384,8 @@ impl Checker<'_> {
                         | Lowering::Math(_)
                         | Lowering::Memory(_)
                         | Lowering::Register(_)
-                        | Lowering::Image(_) => false,
+                        | Lowering::Image(_)
+                        | Lowering::Subgroup(_) => false,
                     };
                     if !plain {
                         return Err(format!("a loop whose prepare block ends in `{pop}`"));
@@ -436,6 +438,44 @@ impl Checker<'_> {
             SubgroupInvocationId | SubgroupSize => {
                 if self.options.target_env == TargetEnv::Vulkan1_0 {
                     return Err(format!("`{op}` under vulkan1.0 (needs SPIR-V 1.3)"));
+                }
+            }
+            SubgroupBallot
+            | SubgroupElect
+            | SubgroupBroadcastFirst
+            | SubgroupBroadcast
+            | SubgroupShuffle
+            | SubgroupShuffleXor
+            | SubgroupShuffleUp
+            | SubgroupShuffleDown
+            | SubgroupAll
+            | SubgroupAny
+            | SubgroupAllEqual
+            | SubgroupAdd
+            | SubgroupMul
+            | SubgroupMin
+            | SubgroupMax
+            | SubgroupAnd
+            | SubgroupOr
+            | SubgroupXor
+            | SubgroupInclusiveAdd
+            | SubgroupInclusiveMul
+            | SubgroupInclusiveMin
+            | SubgroupInclusiveMax
+            | SubgroupInclusiveAnd
+            | SubgroupInclusiveOr
+            | SubgroupInclusiveXor
+            | SubgroupExclusiveAdd
+            | SubgroupExclusiveMul
+            | SubgroupExclusiveMin
+            | SubgroupExclusiveMax
+            | SubgroupExclusiveAnd
+            | SubgroupExclusiveOr
+            | SubgroupExclusiveXor => {
+                if self.options.target_env == TargetEnv::Vulkan1_0 {
+                    return Err(format!(
+                        "subgroup operation `{op}` under vulkan1.0 (needs SPIR-V 1.3)"
+                    ));
                 }
             }
             Switch => {

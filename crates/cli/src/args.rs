@@ -147,3 +147,17 @@ pub enum EngineArg {
 pub fn parse_bounds_checks(spec: &str) -> Result<oxir_driver::BoundsPolicy, String> {
     oxir_driver::BoundsPolicy::parse(spec).map_err(|e| e.to_string())
 }
+
+/// `--subgroup-size N`: a power of two from 1 to 128 (a usage error otherwise).
+pub fn parse_subgroup_size(spec: &str) -> Result<u32, String> {
+    let n: u32 = spec
+        .parse()
+        .map_err(|_| format!("`{spec}` is not a subgroup size (a power of two from 1 to 128)"))?;
+    if oxir_interp::valid_subgroup_size(n) {
+        Ok(n)
+    } else {
+        Err(format!(
+            "subgroup size {n} is not a power of two from 1 to 128"
+        ))
+    }
+}

@@ -932,7 +932,11 @@ impl Checker<'_> {
             }
             AllEqual => {
                 let ty = self.ty(0)?;
-                self.expect_kind(ty, |s| s.is_bool() || s.bits == 32 || (s.is_float() && s.bits == 16), "bool, i32, u32, f32 or f16")?;
+                self.expect_kind(
+                    ty,
+                    |s| s.is_bool() || s.bits == 32 || (s.is_float() && s.bits == 16),
+                    "bool, i32, u32, f32 or f16",
+                )?;
                 Ok(Some(self.types.bool()))
             }
             BroadcastFirst => Ok(Some(self.subgroup_value(0, false)?)),

@@ -432,7 +432,11 @@ pub fn lane_op(op: Opcode) -> Option<LaneOp> {
 /// `and`; the largest value (+inf for floats) for `min`, the smallest (-inf) for `max`.
 pub fn subgroup_identity(op: crate::ops::SubgroupArith, s: Scalar) -> u64 {
     use crate::ops::SubgroupArith::*;
-    let ones = if s.bits >= 64 { u64::MAX } else { (1u64 << s.bits) - 1 };
+    let ones = if s.bits >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << s.bits) - 1
+    };
     let float = |x: f64| match s.bits {
         16 => u64::from(half::f16::from_f64(x).to_bits()),
         32 => u64::from((x as f32).to_bits()),

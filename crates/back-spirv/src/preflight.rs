@@ -329,7 +329,8 @@ impl Checker<'_> {
                     }
                 }
                 if stage != "fragment"
-                    && (op.is_convergent() && !op.is_synchronisation() || op == Opcode::Discard)
+                    && (op.is_convergent() && !op.is_synchronisation() && !op.is_subgroup()
+                        || op == Opcode::Discard)
                 {
                     return Err(format!("`{op}` outside a fragment entry point"));
                 }

@@ -78,6 +78,7 @@ mod packing;
 mod parse;
 pub mod reflect;
 mod statements;
+mod subgroups;
 mod types;
 
 pub use contain::{on_large_stack, STACK_BYTES};

@@ -124,7 +124,10 @@ fn broadcast_first_in_a_divergent_branch() {
         assert_eq!(&out[8..16], &[108, 108, 10, 10, 108, 108, 10, 10]);
         assert_eq!(&out[16..24], &[0, 10, 4, 4, 20, 30, 4, 4]);
         // li 5 returned: 7 lanes remain in subgroup 0, 8 in subgroup 1.
-        assert_eq!(&out[32..48], &[7, 7, 7, 7, 7, 0, 7, 7, 8, 8, 8, 8, 8, 8, 8, 8]);
+        assert_eq!(
+            &out[32..48],
+            &[7, 7, 7, 7, 7, 0, 7, 7, 8, 8, 8, 8, 8, 8, 8, 8]
+        );
         assert_eq!(out[48], 7);
         assert_eq!(out[48 + 15], 15);
         let out = run_sized(&m, 4, 1, 128);

@@ -702,7 +702,10 @@ fn subgroup_identities_are_the_neutral_elements() {
     assert_eq!(subgroup_identity(A::Add, Scalar::F32), 0);
     assert_eq!(subgroup_identity(A::Mul, Scalar::F32), f32b(1.0));
     assert_eq!(subgroup_identity(A::Min, Scalar::F32), f32b(f32::INFINITY));
-    assert_eq!(subgroup_identity(A::Max, Scalar::F32), f32b(f32::NEG_INFINITY));
+    assert_eq!(
+        subgroup_identity(A::Max, Scalar::F32),
+        f32b(f32::NEG_INFINITY)
+    );
     assert_eq!(subgroup_identity(A::Min, Scalar::F16), 0x7c00);
     assert_eq!(subgroup_identity(A::Mul, Scalar::U32), 1);
     assert_eq!(subgroup_identity(A::Min, Scalar::U32), 0xffff_ffff);

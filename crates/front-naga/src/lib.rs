@@ -51,7 +51,7 @@
 //! Anything oxir cannot represent is a [`LowerError::Unsupported`] whose message starts
 //! with `unsupported:`, names the feature and (once [`LowerError::located`]) its line and
 //! column — never a panic and never a silently different module. Refused today: ray
-//! queries and ray-tracing pipelines, subgroup operations, mesh and task shaders, binding
+//! queries and ray-tracing pipelines, quad operations, mesh and task shaders, binding
 //! arrays, pipeline-overridable constants, cooperative matrices, external textures,
 //! texture atomics, floating-point atomics, texture gathers and texel offsets, depth
 //! comparisons at implicit levels, memory-only barriers, subgroup-only

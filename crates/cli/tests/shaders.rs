@@ -183,19 +183,22 @@ fn naga_diagnostics_exit_1_with_file_line_and_snippet() {
 fn unsupported_features_exit_1_naming_feature_and_location() {
     let file = write(
         "unsupported",
-        "gather.wgsl",
-        "@group(0) @binding(0) var t: texture_2d<f32>;\n@group(0) @binding(1) var s: sampler;\n\
-         @fragment fn main(@location(0) uv: vec2<f32>) -> @location(0) vec4<f32> {\n    return textureGather(1, t, s, uv);\n}\n",
+        "quad.wgsl",
+        "@group(0) @binding(0) var<storage, read_write> out: u32;\n\
+         @compute @workgroup_size(4) fn main(@builtin(subgroup_invocation_id) lane: u32) {\n    out = quadBroadcast(lane, 1u);\n}\n",
     );
     let out = oxir(&["compile", &file]);
     assert_eq!(out.status.code(), Some(1));
     let err = stderr(&out);
     let first = err.lines().next().unwrap_or("");
     assert!(
-        first.ends_with("gather.wgsl:4:12: error: unsupported: texture gather (in `main`)"),
+        first.ends_with(
+            "quad.wgsl:3:11: error: unsupported: quad operation (quadBroadcast, quadSwap*) \
+             (in `main`)"
+        ),
         "{err}"
     );
-    assert!(err.contains("return textureGather(1, t, s, uv);"), "{err}");
+    assert!(err.contains("out = quadBroadcast(lane, 1u);"), "{err}");
     assert!(stdout(&out).is_empty());
 }
 

@@ -159,8 +159,10 @@ fn compile_error(input: Input<'_>, target: Target, options: &CompileOptions) -> 
     }
 }
 
-const GATHER: &str = "@group(0) @binding(0) var t: texture_2d<f32>;\n@group(0) @binding(1) var s: sampler;\n\
-    @fragment fn main(@location(0) uv: vec2<f32>) -> @location(0) vec4<f32> {\n    return textureGather(1, t, s, uv);\n}\n";
+/// Refused by the front-end: quad operations (texture gathers, the earlier example,
+/// lower since issue 15).
+const QUAD: &str = "@group(0) @binding(0) var<storage, read_write> out: u32;\n\
+    @compute @workgroup_size(4) fn main(@builtin(subgroup_invocation_id) lane: u32) {\n    out = quadBroadcast(lane, 1u);\n}\n";
 
 #[test]
 fn front_end_rejections_are_frontend_lower_and_entry_point_errors() {
@@ -173,14 +175,17 @@ fn front_end_rejections_are_frontend_lower_and_entry_point_errors() {
         }
         other => panic!("{other:?}"),
     }
-    let error = compile_error(Input::wgsl("gather.wgsl", GATHER), Target::Spirv, &options);
+    let error = compile_error(Input::wgsl("quad.wgsl", QUAD), Target::Spirv, &options);
     assert_eq!(
         error.to_string(),
-        "unsupported: texture gather at 4:12 (in `main`)"
+        "unsupported: quad operation (quadBroadcast, quadSwap*) at 3:11 (in `main`)"
     );
     let rendered = error.rendered().unwrap();
     assert!(
-        rendered.starts_with("gather.wgsl:4:12: error: unsupported: texture gather (in `main`)\n"),
+        rendered.starts_with(
+            "quad.wgsl:3:11: error: unsupported: quad operation (quadBroadcast, quadSwap*) \
+             (in `main`)\n"
+        ),
         "{rendered}"
     );
     assert!(matches!(error, Error::Lower { .. }), "{error:?}");
@@ -188,7 +193,7 @@ fn front_end_rejections_are_frontend_lower_and_entry_point_errors() {
         entry_point: Some("nope".into()),
         ..CompileOptions::default()
     };
-    let error = compile_error(Input::wgsl("gather.wgsl", GATHER), Target::Oxir, &options);
+    let error = compile_error(Input::wgsl("quad.wgsl", QUAD), Target::Oxir, &options);
     assert!(matches!(error, Error::NoSuchEntryPoint(_)), "{error:?}");
     assert_eq!(
         error.to_string(),

@@ -205,7 +205,8 @@ fn arithmetic(
     let combine = op.combine();
     let first = value(lanes, 0)?;
     let identity = scalar::subgroup_identity(op, s);
-    let identity = relane(first, SmallVec::from_elem(identity, first.lanes().len()));
+    let lanes_of_first = first.lanes().len().max(1);
+    let identity = relane(first, SmallVec::from_elem(identity, lanes_of_first));
     let mut acc: Option<Val> = None;
     let mut out = Vec::with_capacity(lanes.len());
     for i in 0..lanes.len() {

@@ -364,6 +364,38 @@ pub(crate) fn lowering(op: Opcode) -> Lowering {
         | O::TextureNumLevels
         | O::TextureNumLayers
         | O::TextureNumSamples => Refused("textures (not written for LLVM yet)"),
+        O::SubgroupBallot
+        | O::SubgroupElect
+        | O::SubgroupBroadcastFirst
+        | O::SubgroupBroadcast
+        | O::SubgroupShuffle
+        | O::SubgroupShuffleXor
+        | O::SubgroupShuffleUp
+        | O::SubgroupShuffleDown
+        | O::SubgroupAll
+        | O::SubgroupAny
+        | O::SubgroupAllEqual
+        | O::SubgroupAdd
+        | O::SubgroupMul
+        | O::SubgroupMin
+        | O::SubgroupMax
+        | O::SubgroupAnd
+        | O::SubgroupOr
+        | O::SubgroupXor
+        | O::SubgroupInclusiveAdd
+        | O::SubgroupInclusiveMul
+        | O::SubgroupInclusiveMin
+        | O::SubgroupInclusiveMax
+        | O::SubgroupInclusiveAnd
+        | O::SubgroupInclusiveOr
+        | O::SubgroupInclusiveXor
+        | O::SubgroupExclusiveAdd
+        | O::SubgroupExclusiveMul
+        | O::SubgroupExclusiveMin
+        | O::SubgroupExclusiveMax
+        | O::SubgroupExclusiveAnd
+        | O::SubgroupExclusiveOr
+        | O::SubgroupExclusiveXor => Refused("subgroup operations (not written for LLVM yet)"),
         O::Call => Refused("calls that survive inlining"),
         O::Print => Refused("print"),
         O::Assert => Refused("assert"),

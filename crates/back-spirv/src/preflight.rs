@@ -35,6 +35,7 @@ pub fn opcode_support(op: Opcode) -> Support {
         | Lowering::Memory(_)
         | Lowering::Register(_)
         | Lowering::Image(_)
+        | Lowering::Subgroup(_)
         | Lowering::Call
         | Lowering::Terminator(_) => Support::Written,
     }
@@ -328,7 +329,8 @@ impl Checker<'_> {
                     }
                 }
                 if stage != "fragment"
-                    && (op.is_convergent() && !op.is_synchronisation() || op == Opcode::Discard)
+                    && (op.is_convergent() && !op.is_synchronisation() && !op.is_subgroup()
+                        || op == Opcode::Discard)
                 {
                     return Err(format!("`{op}` outside a fragment entry point"));
                 }
@@ -383,7 +385,8 @@ impl Checker<'_> {
                         | Lowering::Math(_)
                         | Lowering::Memory(_)
                         | Lowering::Register(_)
-                        | Lowering::Image(_) => false,
+                        | Lowering::Image(_)
+                        | Lowering::Subgroup(_) => false,
                     };
                     if !plain {
                         return Err(format!("a loop whose prepare block ends in `{pop}`"));
@@ -436,6 +439,44 @@ impl Checker<'_> {
             SubgroupInvocationId | SubgroupSize => {
                 if self.options.target_env == TargetEnv::Vulkan1_0 {
                     return Err(format!("`{op}` under vulkan1.0 (needs SPIR-V 1.3)"));
+                }
+            }
+            SubgroupBallot
+            | SubgroupElect
+            | SubgroupBroadcastFirst
+            | SubgroupBroadcast
+            | SubgroupShuffle
+            | SubgroupShuffleXor
+            | SubgroupShuffleUp
+            | SubgroupShuffleDown
+            | SubgroupAll
+            | SubgroupAny
+            | SubgroupAllEqual
+            | SubgroupAdd
+            | SubgroupMul
+            | SubgroupMin
+            | SubgroupMax
+            | SubgroupAnd
+            | SubgroupOr
+            | SubgroupXor
+            | SubgroupInclusiveAdd
+            | SubgroupInclusiveMul
+            | SubgroupInclusiveMin
+            | SubgroupInclusiveMax
+            | SubgroupInclusiveAnd
+            | SubgroupInclusiveOr
+            | SubgroupInclusiveXor
+            | SubgroupExclusiveAdd
+            | SubgroupExclusiveMul
+            | SubgroupExclusiveMin
+            | SubgroupExclusiveMax
+            | SubgroupExclusiveAnd
+            | SubgroupExclusiveOr
+            | SubgroupExclusiveXor => {
+                if self.options.target_env == TargetEnv::Vulkan1_0 {
+                    return Err(format!(
+                        "subgroup operation `{op}` under vulkan1.0 (needs SPIR-V 1.3)"
+                    ));
                 }
             }
             Switch => {

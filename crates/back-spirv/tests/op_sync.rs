@@ -418,6 +418,25 @@ fn text_instances() -> Vec<(String, String)> {
              \x20   store v2, v1\n",
         ),
     );
+    // The subgroup ops the generic generator cannot build: `subgroup_elect` has no
+    // operand, `subgroup_broadcast` needs a constant lane.
+    add(
+        "subgroup elect and broadcast",
+        kernel(
+            buffers,
+            "    v0: u32 = local_invocation_index\n\
+             \x20   v1: bool = subgroup_elect\n\
+             \x20   v2: u32 = convert v1\n\
+             \x20   v3: u32 = subgroup_broadcast v0, c1\n\
+             \x20   v4: f32 = convert v0\n\
+             \x20   v5: f32 = subgroup_broadcast v4, c0\n\
+             \x20   v6: ptr<storage(read_write), u32> = access @u, v0\n\
+             \x20   v7: u32 = add v2, v3\n\
+             \x20   store v6, v7\n\
+             \x20   v8: ptr<storage(read_write), f32> = access @f, v0\n\
+             \x20   store v8, v5\n",
+        ),
+    );
     for (reg, ty, stage) in [
         ("thread_id", "vec3<u32>", "kernel"),
         ("workgroup_id", "vec3<u32>", "kernel"),

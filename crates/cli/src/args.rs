@@ -153,3 +153,17 @@ pub fn parse_bounds_checks(spec: &str) -> Result<oxir_driver::BoundsPolicy, Stri
 pub fn parse_override(spec: &str) -> Result<oxir_driver::OverrideSetting, String> {
     oxir_driver::OverrideSetting::parse(spec)
 }
+
+/// `--subgroup-size N`: a power of two from 1 to 128 (a usage error otherwise).
+pub fn parse_subgroup_size(spec: &str) -> Result<u32, String> {
+    let n: u32 = spec
+        .parse()
+        .map_err(|_| format!("`{spec}` is not a subgroup size (a power of two from 1 to 128)"))?;
+    if oxir_interp::valid_subgroup_size(n) {
+        Ok(n)
+    } else {
+        Err(format!(
+            "subgroup size {n} is not a power of two from 1 to 128"
+        ))
+    }
+}

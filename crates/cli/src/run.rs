@@ -7,13 +7,15 @@
 //! [--device NAME|INDEX] [--buffer G:B=SPEC]... [--view G:B=TYPE]...
 //! [--texture G:B=WxH[xL][sN][:seed=S]]...
 //! [--default-size BYTES] [--max-instructions N] [--strict-bounds] [--shuffle SEED]
-//! [--max-buffer-size BYTES] [--max-memory BYTES] [--override NAME=VALUE]...`
+//! [--max-buffer-size BYTES] [--max-memory BYTES] [--override NAME=VALUE]... [--subgroup-size N]`
 //!
 //! Sizes are checked before anything is allocated (`run_limits`): buffers, `@FILE`
 //! inputs, `--default-size` and textures against the buffer cap (`--max-buffer-size`,
 //! `OXIR_MAX_BUFFER_BYTES`, default 256 MiB), workgroup counts against 65535 per
 //! dimension; a `--buffer` shorter than its binding's data is refused (`initial_buffers`);
-//! `--max-memory` is the interpreter's variable-memory budget per workgroup.
+//! `--max-memory` is the interpreter's variable-memory budget per workgroup;
+//! `--subgroup-size` its invocations per subgroup (a power of two in 1..=128, default 32;
+//! anything else is a usage error).
 //!
 //! SPEC: `zero:BYTES`, `random:BYTES[:SEED]` (splitmix64 bytes), `@FILE` (raw bytes) or
 //! `TYPE:v1,v2,...` with TYPE one of u32, i32, f32. Bindings not given are zero-filled at
@@ -122,6 +124,10 @@ pub struct RunArgs {
     /// (interp only; default 1073741824, 1 GiB).
     #[arg(long, value_name = "BYTES")]
     pub max_memory: Option<u64>,
+    /// Invocations per subgroup: a power of two from 1 to 128 (interp only; default 32).
+    /// Subgroups are consecutive local-invocation-index ranges of a workgroup.
+    #[arg(long, value_name = "N", value_parser = crate::args::parse_subgroup_size)]
+    pub subgroup_size: Option<u32>,
     /// Bounds checks of the compiled code (`--engine vulkan`, and `-O` on the interpreter): `read-zero-skip-write` (default: out-of-range loads read zero,
     /// stores are skipped, as the interpreter does), `restrict` (clamp to the last
     /// element) or `unchecked` (UNSAFE: out-of-range indices are undefined behaviour on the
@@ -463,6 +469,7 @@ pub(crate) fn refuse_interpreter_options(args: &RunArgs, engine: &str) -> Result
         (args.max_instructions.is_some(), "--max-instructions"),
         (args.strict_bounds, "--strict-bounds"),
         (args.max_memory.is_some(), "--max-memory"),
+        (args.subgroup_size.is_some(), "--subgroup-size"),
         (args.count, "--count"),
     ] {
         if given {
@@ -522,6 +529,7 @@ fn run_interp(args: RunArgs) -> Result<(), Failure> {
         },
         max_instructions: args.max_instructions.unwrap_or(defaults.max_instructions),
         shuffle_seed: args.shuffle,
+        subgroup_size: args.subgroup_size.unwrap_or(defaults.subgroup_size),
     };
     let tex_slots = crate::run_textures::module_textures(&module);
     let extents =

@@ -18,9 +18,9 @@
 //! | `Relational` | `all any is_nan is_inf` |
 //! | `As` with a width | `convert` (matrices column by column); without one, `bitcast` |
 //! | `ArrayLength` | `array_length` |
-//! | `CallResult`, `AtomicResult`, `WorkGroupUniformLoadResult` | the value their statement made |
+//! | `CallResult`, `AtomicResult`, `WorkGroupUniformLoadResult`, `SubgroupBallotResult`, `SubgroupOperationResult` | the value their statement made |
 //! | `Override` | refused: `overrides.rs` replaces overrides with constants before lowering |
-//! | ray-query, subgroup and cooperative-matrix expressions | refused |
+//! | ray-query and cooperative-matrix expressions | refused |
 
 use crate::error::{LowerError, Result};
 use crate::function::FunctionLowerer;
@@ -106,7 +106,9 @@ impl FunctionLowerer<'_, '_> {
             | Expression::LocalVariable(_)
             | Expression::CallResult(_)
             | Expression::AtomicResult { .. }
-            | Expression::WorkGroupUniformLoadResult { .. } => self.value_of(handle),
+            | Expression::WorkGroupUniformLoadResult { .. }
+            | Expression::SubgroupBallotResult
+            | Expression::SubgroupOperationResult { .. } => self.value_of(handle),
             Expression::Load { pointer } => {
                 let op = if self.points_to_atomic(pointer) {
                     Opcode::AtomicLoad
@@ -213,9 +215,7 @@ impl FunctionLowerer<'_, '_> {
             | Expression::RayQueryGetIntersection { .. } => {
                 Err(LowerError::unsupported("ray query", span))
             }
-            Expression::SubgroupBallotResult | Expression::SubgroupOperationResult { .. } => {
-                Err(LowerError::unsupported("subgroup operation", span))
-            }
+
             Expression::CooperativeLoad { .. } | Expression::CooperativeMultiplyAdd { .. } => {
                 Err(LowerError::unsupported("cooperative matrix", span))
             }

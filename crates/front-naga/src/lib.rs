@@ -59,10 +59,10 @@
 //! Anything oxir cannot represent is a [`LowerError::Unsupported`] whose message starts
 //! with `unsupported:`, names the feature and (once [`LowerError::located`]) its line and
 //! column — never a panic and never a silently different module. Refused today: ray
-//! queries and ray-tracing pipelines, subgroup operations, mesh and task shaders, binding
+//! queries and ray-tracing pipelines, quad operations, mesh and task shaders, binding
 //! arrays, cooperative matrices, external textures,
-//! texture atomics, floating-point atomics, texture gathers and texel offsets, depth
-//! comparisons at implicit levels, memory-only barriers, subgroup-only
+//! texture atomics, floating-point atomics, depth comparisons at a non-zero explicit
+//! level, memory-only barriers, subgroup-only
 //! barriers, `@early_depth_test`, dual-source blending, built-ins
 //! without an oxir counterpart (clip distances, point size, view index, ...), storage
 //! texture formats oxir lacks, and buffer layouts std430/std140 cannot express. Each
@@ -88,6 +88,7 @@ mod packing;
 mod parse;
 pub mod reflect;
 mod statements;
+mod subgroups;
 mod types;
 
 pub use contain::{on_large_stack, STACK_BYTES};

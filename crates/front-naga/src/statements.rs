@@ -22,7 +22,8 @@
 //! | `Atomic` | `atomic_*`; compare-exchange builds naga's `{old_value, exchanged}` result from the old value (`atomic_compare_exchange`) and `eq old, expected` |
 //! | `WorkGroupUniformLoad` | `workgroup_uniform_load` |
 //! | `Call` | `call` |
-//! | ray queries, ray-tracing pipeline functions, subgroup operations, texture atomics, cooperative stores | refused |
+//! | `SubgroupBallot`, `SubgroupGather`, `SubgroupCollectiveOperation` | subgroup ops ([`crate::subgroups`]; quad operations refused) |
+//! | ray queries, ray-tracing pipeline functions, texture atomics, cooperative stores | refused |
 //!
 //! **Loops.** A naga loop is unconditional, and the contract's `loop` wants a prepare
 //! block that decides whether to run the body. The mapping:
@@ -197,27 +198,20 @@ impl<'n> FunctionLowerer<'_, 'n> {
                 "ray tracing pipeline function",
                 self.span,
             )),
-            Statement::SubgroupBallot { .. } => Err(LowerError::unsupported(
-                "subgroup operation `subgroupBallot`",
-                self.span,
-            )),
-            Statement::SubgroupGather { .. } => Err(LowerError::unsupported(
-                "subgroup operation (broadcast or shuffle)",
-                self.span,
-            )),
-            Statement::SubgroupCollectiveOperation {
-                op, collective_op, ..
-            } => {
-                let scan = match collective_op {
-                    naga::CollectiveOperation::Reduce => "",
-                    naga::CollectiveOperation::InclusiveScan => "Inclusive",
-                    naga::CollectiveOperation::ExclusiveScan => "Exclusive",
-                };
-                Err(LowerError::unsupported(
-                    format!("subgroup operation `subgroup{scan}{op:?}`"),
-                    self.span,
-                ))
+            Statement::SubgroupBallot { result, predicate } => {
+                self.lower_subgroup_ballot(*predicate, *result)
             }
+            Statement::SubgroupGather {
+                mode,
+                argument,
+                result,
+            } => self.lower_subgroup_gather(mode, *argument, *result),
+            Statement::SubgroupCollectiveOperation {
+                op,
+                collective_op,
+                argument,
+                result,
+            } => self.lower_subgroup_collective(*op, *collective_op, *argument, *result),
             Statement::CooperativeStore { .. } => Err(LowerError::unsupported(
                 "cooperative matrix store",
                 self.span,

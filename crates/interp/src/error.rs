@@ -102,6 +102,9 @@ pub enum ErrorKind {
         in_use: u64,
         limit: u64,
     },
+    /// [`crate::Options::subgroup_size`] is not a power of two in 1..=128.
+    #[error("subgroup size {0} is not a power of two from 1 to 128")]
+    InvalidSubgroupSize(u32),
     /// [`crate::Options::max_instructions`] instructions ran.
     #[error("instruction limit of {0} reached (a runaway loop?)")]
     InstructionLimit(u64),

@@ -2,6 +2,7 @@
 //! path; [`step`] executes every instruction the fast path does not.
 
 mod step;
+mod subgroup;
 #[cfg(test)]
 mod tests;
 mod texture_op;
@@ -108,6 +109,8 @@ pub(crate) struct Regs {
 pub(crate) enum Status {
     Running,
     Barrier(Func, Inst),
+    /// Waits at a subgroup op for the other active lanes (see [`subgroup`]).
+    Subgroup,
     Done(Vec<Val>),
     Discarded,
 }
@@ -118,6 +121,8 @@ pub(crate) struct Invocation {
     allocas: Vec<Vec<u8>>,
     regs: Regs,
     resume_barrier: bool,
+    /// The result of the subgroup op the invocation waited at, once resolved.
+    subgroup_result: Option<Val>,
     pub(crate) status: Status,
 }
 
@@ -429,6 +434,7 @@ impl<'m> Machine<'m> {
             allocas: Vec::new(),
             regs,
             resume_barrier: false,
+            subgroup_result: None,
             status: Status::Running,
         };
         self.push_frame(&mut inv, func, &args, None)?;
@@ -448,8 +454,10 @@ impl<'m> Machine<'m> {
                     Builtin::GlobalInvocationId => vec3([global(0), global(1), global(2)]),
                     Builtin::WorkgroupId => vec3(regs.group_id),
                     Builtin::NumWorkgroups => vec3(regs.num_groups),
-                    Builtin::SubgroupSize => Val::S(32),
-                    Builtin::SubgroupInvocationId => Val::S(u64::from(regs.local_index % 32)),
+                    Builtin::SubgroupSize => Val::S(u64::from(self.options.subgroup_size)),
+                    Builtin::SubgroupInvocationId => Val::S(u64::from(
+                        regs.local_index % self.options.subgroup_size.max(1),
+                    )),
                     Builtin::Position => Val::V(
                         self.stage
                             .frag_coord

@@ -87,7 +87,17 @@
 //!   are never built as values, so their pages are not touched until written. Not
 //!   bounded: a single `load` or `store` of a whole huge array builds it as a value
 //!   (about 50 bytes per element).
-//! - Subgroups have 32 invocations (`subgroup_invocation_id = local_index % 32`).
+//! - **Subgroups** ([`Options::subgroup_size`], 32 by default, `oxir run
+//!   --subgroup-size`) are consecutive local-invocation-index ranges of a workgroup
+//!   (`subgroup_invocation_id = local_index % size`). An invocation that reaches a
+//!   subgroup op waits there like at a barrier; once every invocation of the workgroup
+//!   has stopped, the invocations of one subgroup waiting at the same instruction with
+//!   the same call stack execute it together as its active lanes. Invocations that
+//!   finished, wait at a barrier or at another instruction (another branch) are
+//!   inactive. Reductions and scans combine the active lanes in lane order through the
+//!   scalar semantics (f32 rounds after each lane); a shuffle or broadcast from an
+//!   inactive or out-of-range lane gives zero. A vertex or fragment invocation run
+//!   alone is the only active lane (id 0) of its subgroup. Details: `exec/subgroup.rs`.
 //!
 //! - **Textures** ([`texture`]): 1D, 2D and 2D-array textures with one mip level and
 //!   multisampled 2D ones (colour and depth, [`Texture::samples`] per texel), nearest
@@ -148,6 +158,17 @@ pub struct Options {
     /// ([`ErrorKind::MemoryLimit`]); buffers and textures are the caller's and not
     /// counted.
     pub max_memory_bytes: u64,
+    /// Invocations per subgroup: a power of two in 1..=128 (32 by default). Subgroups
+    /// are consecutive `local_invocation_index` ranges of a workgroup.
+    pub subgroup_size: u32,
+}
+
+/// [`Options::subgroup_size`] by default.
+pub const DEFAULT_SUBGROUP_SIZE: u32 = 32;
+
+/// Whether `n` is a subgroup size the interpreter runs: a power of two in 1..=128.
+pub fn valid_subgroup_size(n: u32) -> bool {
+    n.is_power_of_two() && n <= 128
 }
 
 /// [`Options::max_memory_bytes`] by default: 1 GiB.
@@ -160,6 +181,7 @@ impl Default for Options {
             max_instructions: 100_000_000,
             shuffle_seed: None,
             max_memory_bytes: DEFAULT_MAX_MEMORY_BYTES,
+            subgroup_size: DEFAULT_SUBGROUP_SIZE,
         }
     }
 }
@@ -178,7 +200,10 @@ pub struct StageInputs {
 
 /// Refuses a module the verifier rejects: the executor relies on the verifier's
 /// guarantees (result types, operand counts, defined values) and must never panic.
-fn require_valid(module: &Module) -> Result<(), Error> {
+fn require_valid(module: &Module, options: &Options) -> Result<(), Error> {
+    if !valid_subgroup_size(options.subgroup_size) {
+        return Err(ErrorKind::InvalidSubgroupSize(options.subgroup_size).into());
+    }
     let report =
         oxir_ir::verifier::verify_module(module, &oxir_ir::verifier::VerifierOptions::default());
     if report.succeeded() {
@@ -391,7 +416,7 @@ pub fn dispatch_with_resources(
     resources: &mut Resources,
     options: &Options,
 ) -> Result<Report, Error> {
-    require_valid(module)?;
+    require_valid(module, options)?;
     let func = module
         .function_by_name(entry)
         .ok_or_else(|| ErrorKind::NoSuchFunction(entry.to_string()))?;
@@ -440,6 +465,7 @@ pub fn dispatch_with_resources(
                     invs.push(m.new_invocation(func, regs, args).map_err(located)?);
                 }
                 let mut order: Vec<usize> = (0..n).collect();
+                let mut release_barriers = false;
                 loop {
                     if options.shuffle_seed.is_some() {
                         for i in (1..order.len()).rev() {
@@ -448,9 +474,18 @@ pub fn dispatch_with_resources(
                         }
                     }
                     for &i in &order {
-                        if matches!(invs[i].status, Status::Running | Status::Barrier(..)) {
+                        let runs = match invs[i].status {
+                            Status::Running => true,
+                            Status::Barrier(..) => release_barriers,
+                            Status::Subgroup | Status::Done(_) | Status::Discarded => false,
+                        };
+                        if runs {
                             m.run(&mut group, &mut invs[i]).map_err(located)?;
                         }
+                    }
+                    release_barriers = false;
+                    if m.resolve_subgroups(&mut invs).map_err(located)? {
+                        continue;
                     }
                     let barriers: Vec<_> = invs
                         .iter()
@@ -473,6 +508,7 @@ pub fn dispatch_with_resources(
                             function: fun.name.clone(),
                         })));
                     }
+                    release_barriers = true;
                 }
             }
         }
@@ -513,7 +549,7 @@ pub fn run_single_with_resources(
     resources: &mut Resources,
     options: &Options,
 ) -> Result<Option<Vec<Val>>, Error> {
-    require_valid(module)?;
+    require_valid(module, options)?;
     let func = module
         .function_by_name(entry)
         .ok_or_else(|| ErrorKind::NoSuchFunction(entry.to_string()))?;
@@ -533,6 +569,10 @@ pub fn run_single_with_resources(
         m.run(&mut group, &mut inv)?;
         match std::mem::replace(&mut inv.status, Status::Running) {
             Status::Barrier(..) => continue,
+            Status::Subgroup => {
+                inv.status = Status::Subgroup;
+                m.resolve_subgroups(std::slice::from_mut(&mut inv))?;
+            }
             Status::Done(v) => {
                 collect_buffers(&mut m, module, buffers);
                 collect_resources(&mut m, module, resources);

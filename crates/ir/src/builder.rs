@@ -644,6 +644,25 @@ impl<'m> FunctionBuilder<'m> {
         dpdx = Dpdx; dpdy = Dpdy; fwidth = Fwidth;
         dpdx_coarse = DpdxCoarse; dpdy_coarse = DpdyCoarse; fwidth_coarse = FwidthCoarse;
         dpdx_fine = DpdxFine; dpdy_fine = DpdyFine; fwidth_fine = FwidthFine;
+        subgroup_ballot = SubgroupBallot; subgroup_broadcast_first = SubgroupBroadcastFirst;
+        subgroup_all = SubgroupAll; subgroup_any = SubgroupAny;
+        subgroup_all_equal = SubgroupAllEqual; subgroup_add = SubgroupAdd;
+        subgroup_mul = SubgroupMul; subgroup_min = SubgroupMin; subgroup_max = SubgroupMax;
+        subgroup_and = SubgroupAnd; subgroup_or = SubgroupOr; subgroup_xor = SubgroupXor;
+        subgroup_inclusive_add = SubgroupInclusiveAdd;
+        subgroup_inclusive_mul = SubgroupInclusiveMul;
+        subgroup_inclusive_min = SubgroupInclusiveMin;
+        subgroup_inclusive_max = SubgroupInclusiveMax;
+        subgroup_inclusive_and = SubgroupInclusiveAnd;
+        subgroup_inclusive_or = SubgroupInclusiveOr;
+        subgroup_inclusive_xor = SubgroupInclusiveXor;
+        subgroup_exclusive_add = SubgroupExclusiveAdd;
+        subgroup_exclusive_mul = SubgroupExclusiveMul;
+        subgroup_exclusive_min = SubgroupExclusiveMin;
+        subgroup_exclusive_max = SubgroupExclusiveMax;
+        subgroup_exclusive_and = SubgroupExclusiveAnd;
+        subgroup_exclusive_or = SubgroupExclusiveOr;
+        subgroup_exclusive_xor = SubgroupExclusiveXor;
     }
 
     binary_ops! {
@@ -655,6 +674,9 @@ impl<'m> FunctionBuilder<'m> {
         outer_product = OuterProduct; matrix_times_matrix = MatrixTimesMatrix;
         matrix_times_vector = MatrixTimesVector; vector_times_matrix = VectorTimesMatrix;
         matrix_times_scalar = MatrixTimesScalar;
+        subgroup_broadcast = SubgroupBroadcast; subgroup_shuffle = SubgroupShuffle;
+        subgroup_shuffle_xor = SubgroupShuffleXor; subgroup_shuffle_up = SubgroupShuffleUp;
+        subgroup_shuffle_down = SubgroupShuffleDown;
     }
 
     ternary_ops! {

@@ -125,5 +125,5 @@ pub use function::{AbiParam, Builtin, Function, FunctionKind, Signature, StageBi
 pub use instructions::{BlockCall, InstData, Payload, SwitchTable};
 pub use metadata::{Metadata, SourceLocation, SpillKind};
 pub use module::{BufferLayouts, GlobalData, Module, ResourceBinding};
-pub use ops::{OpFamily, Opcode, TerminatorOp, TextureOp};
+pub use ops::{OpFamily, Opcode, SubgroupArith, SubgroupOp, SubgroupScan, TerminatorOp, TextureOp};
 pub use types::{AddressSpace, Scalar, ScalarKind, StorageAccess, TypeData};

@@ -208,6 +208,8 @@ pub enum TypeRule {
     WorkgroupUniformLoad,
     /// Texture operations; the verifier checks the texture type and per-op operands.
     Texture(TextureOp),
+    /// Subgroup operations; see [`SubgroupOp`] for each one's operands.
+    Subgroup(SubgroupOp),
     /// Callee signature decides.
     Call,
     /// `print`: any data operands, no result.
@@ -297,6 +299,108 @@ pub enum TextureOp {
     NumSamples,
 }
 
+/// Which subgroup operation a `Subgroup` type rule stands for: the subgroup family's
+/// sub-table, so consumers match it exhaustively instead of re-listing opcodes.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum SubgroupOp {
+    /// `subgroup_ballot pred: bool -> vec4<u32>`.
+    Ballot,
+    /// `subgroup_elect -> bool`.
+    Elect,
+    /// `subgroup_broadcast_first v -> typeof v`.
+    BroadcastFirst,
+    /// `subgroup_broadcast v, lane: u32 (a constant) -> typeof v`.
+    Broadcast,
+    /// `subgroup_shuffle v, lane: u32`.
+    Shuffle,
+    /// `subgroup_shuffle_xor v, mask: u32`.
+    ShuffleXor,
+    /// `subgroup_shuffle_up v, delta: u32`.
+    ShuffleUp,
+    /// `subgroup_shuffle_down v, delta: u32`.
+    ShuffleDown,
+    /// `subgroup_all pred: bool -> bool`.
+    All,
+    /// `subgroup_any pred: bool -> bool`.
+    Any,
+    /// `subgroup_all_equal v -> bool`.
+    AllEqual,
+    /// A reduction or scan of `v` over the active lanes, in lane order.
+    Arithmetic {
+        /// The combining operation.
+        op: SubgroupArith,
+        /// Reduction, inclusive or exclusive scan.
+        scan: SubgroupScan,
+    },
+}
+
+impl SubgroupOp {
+    /// Whether the op takes a value and a `u32` lane (or mask, or delta) operand.
+    pub fn takes_lane(self) -> bool {
+        use SubgroupOp::*;
+        match self {
+            Broadcast | Shuffle | ShuffleXor | ShuffleUp | ShuffleDown => true,
+            Ballot | Elect | BroadcastFirst | All | Any | AllEqual | Arithmetic { .. } => false,
+        }
+    }
+}
+
+/// The combining operation of a subgroup reduction or scan.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum SubgroupArith {
+    /// Wrapping integer or IEEE float addition.
+    Add,
+    /// Wrapping integer or IEEE float multiplication.
+    Mul,
+    /// `min` (NaN-aware for floats, as the `min` opcode).
+    Min,
+    /// `max` (NaN-aware for floats, as the `max` opcode).
+    Max,
+    /// Bitwise and (integers only).
+    And,
+    /// Bitwise or (integers only).
+    Or,
+    /// Bitwise xor (integers only).
+    Xor,
+}
+
+impl SubgroupArith {
+    /// The lane-wise opcode that combines two values (evaluated by the scalar semantics).
+    pub fn combine(self) -> Opcode {
+        match self {
+            SubgroupArith::Add => Opcode::Add,
+            SubgroupArith::Mul => Opcode::Mul,
+            SubgroupArith::Min => Opcode::Min,
+            SubgroupArith::Max => Opcode::Max,
+            SubgroupArith::And => Opcode::And,
+            SubgroupArith::Or => Opcode::Or,
+            SubgroupArith::Xor => Opcode::Xor,
+        }
+    }
+
+    /// Bitwise operations admit integers only.
+    pub fn is_bitwise(self) -> bool {
+        match self {
+            SubgroupArith::And | SubgroupArith::Or | SubgroupArith::Xor => true,
+            SubgroupArith::Add | SubgroupArith::Mul | SubgroupArith::Min | SubgroupArith::Max => {
+                false
+            }
+        }
+    }
+}
+
+/// Whether a subgroup arithmetic op reduces or scans.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum SubgroupScan {
+    /// Every active lane gets the combination of all active lanes.
+    Reduce,
+    /// Each lane gets the combination of the active lanes up to and including itself.
+    Inclusive,
+    /// Each lane gets the combination of the active lanes below itself (the identity in
+    /// the lowest).
+    Exclusive,
+}
+
 /// Result types of special registers.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum RegisterType {
@@ -348,6 +452,9 @@ pub enum OpFamily {
     Texture,
     /// Screen-space derivatives (fragment only, convergent).
     Derivative,
+    /// Subgroup collectives: ballots, votes, broadcasts, shuffles, reductions and scans
+    /// (compute only, convergent).
+    Subgroup,
     /// `call`.
     Call,
     /// `print`, `assert` and `clock`.
@@ -673,6 +780,53 @@ declare_ops! {
     DpdxFine = "dpdx_fine", family: Derivative, format: Plain, arity: Fixed(1), effect: Pure, convergent: true, foldable: false, rule: R::SameFloat;
     DpdyFine = "dpdy_fine", family: Derivative, format: Plain, arity: Fixed(1), effect: Pure, convergent: true, foldable: false, rule: R::SameFloat;
     FwidthFine = "fwidth_fine", family: Derivative, format: Plain, arity: Fixed(1), effect: Pure, convergent: true, foldable: false, rule: R::SameFloat;
+    // --- subgroups (compute, convergent) -------------------------------------------------
+    /// `subgroup_ballot pred: bool -> vec4<u32>`: bit `i` (word `i / 32`) set for each active lane `i` whose `pred` holds.
+    SubgroupBallot = "subgroup_ballot", family: Subgroup, format: Plain, arity: Fixed(1), effect: Pure, convergent: true, foldable: false, rule: R::Subgroup(SubgroupOp::Ballot);
+    /// `subgroup_elect -> bool`: true in the active lane with the lowest id.
+    SubgroupElect = "subgroup_elect", family: Subgroup, format: Plain, arity: Fixed(0), effect: Pure, convergent: true, foldable: false, rule: R::Subgroup(SubgroupOp::Elect);
+    /// `subgroup_broadcast_first v`: `v` of the lowest active lane.
+    SubgroupBroadcastFirst = "subgroup_broadcast_first", family: Subgroup, format: Plain, arity: Fixed(1), effect: Pure, convergent: true, foldable: false, rule: R::Subgroup(SubgroupOp::BroadcastFirst);
+    /// `subgroup_broadcast v, lane: u32` (a constant lane): `v` of that lane.
+    SubgroupBroadcast = "subgroup_broadcast", family: Subgroup, format: Plain, arity: Fixed(2), effect: Pure, convergent: true, foldable: false, rule: R::Subgroup(SubgroupOp::Broadcast);
+    /// `subgroup_shuffle v, lane: u32`: `v` of `lane`.
+    SubgroupShuffle = "subgroup_shuffle", family: Subgroup, format: Plain, arity: Fixed(2), effect: Pure, convergent: true, foldable: false, rule: R::Subgroup(SubgroupOp::Shuffle);
+    /// `subgroup_shuffle_xor v, mask: u32`: `v` of lane `id ^ mask`.
+    SubgroupShuffleXor = "subgroup_shuffle_xor", family: Subgroup, format: Plain, arity: Fixed(2), effect: Pure, convergent: true, foldable: false, rule: R::Subgroup(SubgroupOp::ShuffleXor);
+    /// `subgroup_shuffle_up v, delta: u32`: `v` of lane `id - delta`.
+    SubgroupShuffleUp = "subgroup_shuffle_up", family: Subgroup, format: Plain, arity: Fixed(2), effect: Pure, convergent: true, foldable: false, rule: R::Subgroup(SubgroupOp::ShuffleUp);
+    /// `subgroup_shuffle_down v, delta: u32`: `v` of lane `id + delta`.
+    SubgroupShuffleDown = "subgroup_shuffle_down", family: Subgroup, format: Plain, arity: Fixed(2), effect: Pure, convergent: true, foldable: false, rule: R::Subgroup(SubgroupOp::ShuffleDown);
+    /// `subgroup_all pred: bool -> bool` over the active lanes.
+    SubgroupAll = "subgroup_all", family: Subgroup, format: Plain, arity: Fixed(1), effect: Pure, convergent: true, foldable: false, rule: R::Subgroup(SubgroupOp::All);
+    /// `subgroup_any pred: bool -> bool` over the active lanes.
+    SubgroupAny = "subgroup_any", family: Subgroup, format: Plain, arity: Fixed(1), effect: Pure, convergent: true, foldable: false, rule: R::Subgroup(SubgroupOp::Any);
+    /// `subgroup_all_equal v -> bool`: every active lane's `v` compares equal.
+    SubgroupAllEqual = "subgroup_all_equal", family: Subgroup, format: Plain, arity: Fixed(1), effect: Pure, convergent: true, foldable: false, rule: R::Subgroup(SubgroupOp::AllEqual);
+    /// Reductions over the active lanes, in lane order (`and`/`or`/`xor`: integers).
+    SubgroupAdd = "subgroup_add", family: Subgroup, format: Plain, arity: Fixed(1), effect: Pure, convergent: true, foldable: false, rule: R::Subgroup(SubgroupOp::Arithmetic { op: SubgroupArith::Add, scan: SubgroupScan::Reduce });
+    SubgroupMul = "subgroup_mul", family: Subgroup, format: Plain, arity: Fixed(1), effect: Pure, convergent: true, foldable: false, rule: R::Subgroup(SubgroupOp::Arithmetic { op: SubgroupArith::Mul, scan: SubgroupScan::Reduce });
+    SubgroupMin = "subgroup_min", family: Subgroup, format: Plain, arity: Fixed(1), effect: Pure, convergent: true, foldable: false, rule: R::Subgroup(SubgroupOp::Arithmetic { op: SubgroupArith::Min, scan: SubgroupScan::Reduce });
+    SubgroupMax = "subgroup_max", family: Subgroup, format: Plain, arity: Fixed(1), effect: Pure, convergent: true, foldable: false, rule: R::Subgroup(SubgroupOp::Arithmetic { op: SubgroupArith::Max, scan: SubgroupScan::Reduce });
+    SubgroupAnd = "subgroup_and", family: Subgroup, format: Plain, arity: Fixed(1), effect: Pure, convergent: true, foldable: false, rule: R::Subgroup(SubgroupOp::Arithmetic { op: SubgroupArith::And, scan: SubgroupScan::Reduce });
+    SubgroupOr = "subgroup_or", family: Subgroup, format: Plain, arity: Fixed(1), effect: Pure, convergent: true, foldable: false, rule: R::Subgroup(SubgroupOp::Arithmetic { op: SubgroupArith::Or, scan: SubgroupScan::Reduce });
+    SubgroupXor = "subgroup_xor", family: Subgroup, format: Plain, arity: Fixed(1), effect: Pure, convergent: true, foldable: false, rule: R::Subgroup(SubgroupOp::Arithmetic { op: SubgroupArith::Xor, scan: SubgroupScan::Reduce });
+    /// Inclusive scans: the reduction over the active lanes up to and including this one.
+    SubgroupInclusiveAdd = "subgroup_inclusive_add", family: Subgroup, format: Plain, arity: Fixed(1), effect: Pure, convergent: true, foldable: false, rule: R::Subgroup(SubgroupOp::Arithmetic { op: SubgroupArith::Add, scan: SubgroupScan::Inclusive });
+    SubgroupInclusiveMul = "subgroup_inclusive_mul", family: Subgroup, format: Plain, arity: Fixed(1), effect: Pure, convergent: true, foldable: false, rule: R::Subgroup(SubgroupOp::Arithmetic { op: SubgroupArith::Mul, scan: SubgroupScan::Inclusive });
+    SubgroupInclusiveMin = "subgroup_inclusive_min", family: Subgroup, format: Plain, arity: Fixed(1), effect: Pure, convergent: true, foldable: false, rule: R::Subgroup(SubgroupOp::Arithmetic { op: SubgroupArith::Min, scan: SubgroupScan::Inclusive });
+    SubgroupInclusiveMax = "subgroup_inclusive_max", family: Subgroup, format: Plain, arity: Fixed(1), effect: Pure, convergent: true, foldable: false, rule: R::Subgroup(SubgroupOp::Arithmetic { op: SubgroupArith::Max, scan: SubgroupScan::Inclusive });
+    SubgroupInclusiveAnd = "subgroup_inclusive_and", family: Subgroup, format: Plain, arity: Fixed(1), effect: Pure, convergent: true, foldable: false, rule: R::Subgroup(SubgroupOp::Arithmetic { op: SubgroupArith::And, scan: SubgroupScan::Inclusive });
+    SubgroupInclusiveOr = "subgroup_inclusive_or", family: Subgroup, format: Plain, arity: Fixed(1), effect: Pure, convergent: true, foldable: false, rule: R::Subgroup(SubgroupOp::Arithmetic { op: SubgroupArith::Or, scan: SubgroupScan::Inclusive });
+    SubgroupInclusiveXor = "subgroup_inclusive_xor", family: Subgroup, format: Plain, arity: Fixed(1), effect: Pure, convergent: true, foldable: false, rule: R::Subgroup(SubgroupOp::Arithmetic { op: SubgroupArith::Xor, scan: SubgroupScan::Inclusive });
+    /// Exclusive scans: the reduction over the active lanes below this one (the identity in the lowest).
+    SubgroupExclusiveAdd = "subgroup_exclusive_add", family: Subgroup, format: Plain, arity: Fixed(1), effect: Pure, convergent: true, foldable: false, rule: R::Subgroup(SubgroupOp::Arithmetic { op: SubgroupArith::Add, scan: SubgroupScan::Exclusive });
+    SubgroupExclusiveMul = "subgroup_exclusive_mul", family: Subgroup, format: Plain, arity: Fixed(1), effect: Pure, convergent: true, foldable: false, rule: R::Subgroup(SubgroupOp::Arithmetic { op: SubgroupArith::Mul, scan: SubgroupScan::Exclusive });
+    SubgroupExclusiveMin = "subgroup_exclusive_min", family: Subgroup, format: Plain, arity: Fixed(1), effect: Pure, convergent: true, foldable: false, rule: R::Subgroup(SubgroupOp::Arithmetic { op: SubgroupArith::Min, scan: SubgroupScan::Exclusive });
+    SubgroupExclusiveMax = "subgroup_exclusive_max", family: Subgroup, format: Plain, arity: Fixed(1), effect: Pure, convergent: true, foldable: false, rule: R::Subgroup(SubgroupOp::Arithmetic { op: SubgroupArith::Max, scan: SubgroupScan::Exclusive });
+    SubgroupExclusiveAnd = "subgroup_exclusive_and", family: Subgroup, format: Plain, arity: Fixed(1), effect: Pure, convergent: true, foldable: false, rule: R::Subgroup(SubgroupOp::Arithmetic { op: SubgroupArith::And, scan: SubgroupScan::Exclusive });
+    SubgroupExclusiveOr = "subgroup_exclusive_or", family: Subgroup, format: Plain, arity: Fixed(1), effect: Pure, convergent: true, foldable: false, rule: R::Subgroup(SubgroupOp::Arithmetic { op: SubgroupArith::Or, scan: SubgroupScan::Exclusive });
+    SubgroupExclusiveXor = "subgroup_exclusive_xor", family: Subgroup, format: Plain, arity: Fixed(1), effect: Pure, convergent: true, foldable: false, rule: R::Subgroup(SubgroupOp::Arithmetic { op: SubgroupArith::Xor, scan: SubgroupScan::Exclusive });
     // --- calls and debugging -------------------------------------------------------------
     Call = "call", family: Call, format: Call, arity: AtLeast(0), effect: Call, convergent: false, foldable: false, rule: R::Call;
     /// `print "format", values...`.
@@ -744,8 +898,8 @@ impl Opcode {
         )
     }
 
-    /// Collective operations (the table's `convergent` column): barriers, derivatives and
-    /// implicit-derivative texture samples. The same as [`Opcode::is_collective`].
+    /// Collective operations (the table's `convergent` column): barriers, derivatives,
+    /// subgroup operations and implicit-derivative texture samples. The same as [`Opcode::is_collective`].
     pub fn is_convergent(self) -> bool {
         self.info().convergent
     }
@@ -779,6 +933,19 @@ impl Opcode {
     /// Texture sampling, loads, stores and queries.
     pub fn is_texture(self) -> bool {
         self.family() == OpFamily::Texture
+    }
+
+    /// Subgroup collectives (the `Subgroup` family).
+    pub fn is_subgroup(self) -> bool {
+        self.family() == OpFamily::Subgroup
+    }
+
+    /// The subgroup operation, for subgroup opcodes (their type rule's sub-kind).
+    pub fn subgroup_op(self) -> Option<SubgroupOp> {
+        match self.info().rule {
+            TypeRule::Subgroup(op) => Some(op),
+            _ => None,
+        }
     }
 
     /// The terminator, for terminator opcodes (their type rule's sub-kind).
@@ -887,7 +1054,11 @@ mod tests {
                 .iter()
                 .any(|p| name.starts_with(p));
             assert_eq!(op.is_derivative(), derivative, "{op}");
-            if op.is_derivative() || op.is_synchronisation() {
+            assert_eq!(op.is_subgroup(), op.subgroup_op().is_some(), "{op}");
+            if op.is_subgroup() {
+                assert!(name.starts_with("subgroup_"), "{op}");
+            }
+            if op.is_derivative() || op.is_synchronisation() || op.is_subgroup() {
                 assert!(op.is_collective(), "{op} must be convergent");
             }
             if op.is_foldable() {

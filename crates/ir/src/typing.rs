@@ -12,7 +12,7 @@
 use crate::entities::Type;
 use crate::function::Signature;
 use crate::instructions::{InstData, Payload};
-use crate::ops::{Opcode, RegisterType, TextureOp, TypeRule};
+use crate::ops::{Opcode, RegisterType, SubgroupOp, TextureOp, TypeRule};
 use crate::types::{
     AddressSpace, SampledKind, Scalar, ScalarKind, StorageAccess, TextureDim, TextureShape,
     TypeData, TypeStore,
@@ -739,6 +739,7 @@ impl Checker<'_> {
                 Ok(Some(pointee))
             }
             TypeRule::Texture(op) => self.check_texture(op),
+            TypeRule::Subgroup(op) => self.check_subgroup(op),
             TypeRule::Call => {
                 let sig = callee.ok_or("`call` to an unknown function")?;
                 if sig.params.len() != self.operands.len() {
@@ -886,6 +887,69 @@ impl Checker<'_> {
             _ => return Err(format!("`construct` cannot build {}", self.name(to))),
         }
         Ok(())
+    }
+
+    /// A subgroup value: an i32, u32, f32 or f16 scalar or vector (integers only for the
+    /// bitwise reductions).
+    fn subgroup_value(&self, i: usize, integers: bool) -> Result<Type, String> {
+        let ty = self.ty(i)?;
+        let ok = |s: Scalar| {
+            (s.is_integer() && s.bits == 32)
+                || (!integers && s.is_float() && (s.bits == 32 || s.bits == 16))
+        };
+        let what = if integers {
+            "i32 or u32"
+        } else {
+            "i32, u32, f32 or f16"
+        };
+        self.expect_kind(ty, ok, what)?;
+        Ok(ty)
+    }
+
+    fn expect_bool_scalar(&self, i: usize) -> Result<(), String> {
+        let ty = self.ty(i)?;
+        match self.types.try_get(ty) {
+            Some(TypeData::Scalar(s)) if s.is_bool() => Ok(()),
+            _ => Err(format!(
+                "`{}` operand {i} must be bool, found {}",
+                self.op,
+                self.name(ty)
+            )),
+        }
+    }
+
+    fn check_subgroup(&mut self, op: SubgroupOp) -> RuleResult {
+        use SubgroupOp::*;
+        match op {
+            Ballot => {
+                self.expect_bool_scalar(0)?;
+                Ok(Some(self.types.vector(Scalar::U32, 4)))
+            }
+            Elect => Ok(Some(self.types.bool())),
+            All | Any => {
+                self.expect_bool_scalar(0)?;
+                Ok(Some(self.types.bool()))
+            }
+            AllEqual => {
+                let ty = self.ty(0)?;
+                self.expect_kind(
+                    ty,
+                    |s| s.is_bool() || s.bits == 32 || (s.is_float() && s.bits == 16),
+                    "bool, i32, u32, f32 or f16",
+                )?;
+                Ok(Some(self.types.bool()))
+            }
+            BroadcastFirst => Ok(Some(self.subgroup_value(0, false)?)),
+            Broadcast | Shuffle | ShuffleXor | ShuffleUp | ShuffleDown => {
+                let ty = self.subgroup_value(0, false)?;
+                self.expect_u32(1)?;
+                if op == Broadcast && !self.operand(1)?.is_constant {
+                    return Err("`subgroup_broadcast` needs a constant lane".into());
+                }
+                Ok(Some(ty))
+            }
+            Arithmetic { op, .. } => Ok(Some(self.subgroup_value(0, op.is_bitwise())?)),
+        }
     }
 
     fn check_texture(&mut self, op: TextureOp) -> RuleResult {

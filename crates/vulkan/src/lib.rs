@@ -118,6 +118,9 @@ pub struct DeviceInfo {
     pub kind: &'static str,
     /// `major.minor.patch` of the Vulkan API the device supports.
     pub api_version: String,
+    /// The device's subgroup size (`VkPhysicalDeviceSubgroupProperties::subgroupSize`);
+    /// `None` below Vulkan 1.1, which has no subgroups.
+    pub subgroup_size: Option<u32>,
 }
 
 /// Why a dispatch could not run.

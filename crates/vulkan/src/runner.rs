@@ -132,10 +132,26 @@ impl Session {
                         name,
                         kind,
                         api_version,
+                        subgroup_size: self.subgroup_size(pd, v),
                     },
                 )
             })
             .collect())
+    }
+
+    /// `VkPhysicalDeviceSubgroupProperties::subgroupSize` of a device of API `api`.
+    fn subgroup_size(&self, pd: vk::PhysicalDevice, api: u32) -> Option<u32> {
+        if api.min(self.api_version) < vk::API_VERSION_1_1 {
+            return None;
+        }
+        let mut subgroup = vk::PhysicalDeviceSubgroupProperties::default();
+        let mut props = vk::PhysicalDeviceProperties2::default().push_next(&mut subgroup);
+        // SAFETY: `pd` comes from this instance, whose API version is at least 1.1.
+        unsafe {
+            self.instance
+                .get_physical_device_properties2(pd, &mut props)
+        };
+        Some(subgroup.subgroup_size)
     }
 
     fn device(&self) -> &ash::Device {

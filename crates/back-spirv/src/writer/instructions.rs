@@ -67,6 +67,7 @@ impl Writer<'_> {
             Lowering::Memory(m) => self.memory(f, &c, m),
             Lowering::Register(r) => self.register(&c, r),
             Lowering::Image(i) => self.image(f, &c, i),
+            Lowering::Subgroup(s) => self.subgroup(&c, s),
             Lowering::Call => self.call(f, &c),
             Lowering::Terminator(_) => Err(format!("terminator `{op}` as an instruction").into()),
             Lowering::Refused(why) => Err(format!("{why} (`{op}`)").into()),

@@ -11,7 +11,7 @@
 
 use rspirv::spirv::{GLOp, Op};
 
-use oxir_ir::{Opcode, TerminatorOp, TextureOp};
+use oxir_ir::{Opcode, SubgroupOp, TerminatorOp, TextureOp};
 
 /// The writer of an op, with the op as that writer's selector.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -27,6 +27,9 @@ pub(crate) enum Lowering {
     /// Texture sampling, fetches, stores and queries (`images.rs`), selected by the op
     /// table's `TextureOp`.
     Image(TextureOp),
+    /// `OpGroupNonUniform*` at subgroup scope (`subgroup.rs`), selected by the op table's
+    /// `SubgroupOp`.
+    Subgroup(SubgroupOp),
     /// Block terminators (the op table's `TerminatorOp`), written with the control flow
     /// (`functions.rs`); `switch_br` is refused before this.
     Terminator(TerminatorOp),
@@ -356,6 +359,41 @@ pub(crate) fn lowering(op: Opcode) -> Lowering {
         O::TextureNumLevels => Image(TextureOp::NumLevels),
         O::TextureNumLayers => Image(TextureOp::NumLayers),
         O::TextureNumSamples => Image(TextureOp::NumSamples),
+        O::SubgroupBallot
+        | O::SubgroupElect
+        | O::SubgroupBroadcastFirst
+        | O::SubgroupBroadcast
+        | O::SubgroupShuffle
+        | O::SubgroupShuffleXor
+        | O::SubgroupShuffleUp
+        | O::SubgroupShuffleDown
+        | O::SubgroupAll
+        | O::SubgroupAny
+        | O::SubgroupAllEqual
+        | O::SubgroupAdd
+        | O::SubgroupMul
+        | O::SubgroupMin
+        | O::SubgroupMax
+        | O::SubgroupAnd
+        | O::SubgroupOr
+        | O::SubgroupXor
+        | O::SubgroupInclusiveAdd
+        | O::SubgroupInclusiveMul
+        | O::SubgroupInclusiveMin
+        | O::SubgroupInclusiveMax
+        | O::SubgroupInclusiveAnd
+        | O::SubgroupInclusiveOr
+        | O::SubgroupInclusiveXor
+        | O::SubgroupExclusiveAdd
+        | O::SubgroupExclusiveMul
+        | O::SubgroupExclusiveMin
+        | O::SubgroupExclusiveMax
+        | O::SubgroupExclusiveAnd
+        | O::SubgroupExclusiveOr
+        | O::SubgroupExclusiveXor => match op.subgroup_op() {
+            Some(sub) => Lowering::Subgroup(sub),
+            None => Refused("a subgroup opcode without its sub-kind"),
+        },
         O::Call => Lowering::Call,
         O::Print => Refused("print"),
         O::Assert => Refused("assert"),

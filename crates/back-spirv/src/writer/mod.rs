@@ -36,6 +36,7 @@ mod lowering;
 mod math;
 mod memory;
 mod references;
+mod subgroup;
 mod types;
 
 use instructions::Operands;

@@ -245,6 +245,38 @@ pub(crate) fn lowering(op: Opcode) -> Lowering {
         | Opcode::DpdxFine
         | Opcode::DpdyFine
         | Opcode::FwidthFine => R("derivatives"),
+        Opcode::SubgroupBallot
+        | Opcode::SubgroupElect
+        | Opcode::SubgroupBroadcastFirst
+        | Opcode::SubgroupBroadcast
+        | Opcode::SubgroupShuffle
+        | Opcode::SubgroupShuffleXor
+        | Opcode::SubgroupShuffleUp
+        | Opcode::SubgroupShuffleDown
+        | Opcode::SubgroupAll
+        | Opcode::SubgroupAny
+        | Opcode::SubgroupAllEqual
+        | Opcode::SubgroupAdd
+        | Opcode::SubgroupMul
+        | Opcode::SubgroupMin
+        | Opcode::SubgroupMax
+        | Opcode::SubgroupAnd
+        | Opcode::SubgroupOr
+        | Opcode::SubgroupXor
+        | Opcode::SubgroupInclusiveAdd
+        | Opcode::SubgroupInclusiveMul
+        | Opcode::SubgroupInclusiveMin
+        | Opcode::SubgroupInclusiveMax
+        | Opcode::SubgroupInclusiveAnd
+        | Opcode::SubgroupInclusiveOr
+        | Opcode::SubgroupInclusiveXor
+        | Opcode::SubgroupExclusiveAdd
+        | Opcode::SubgroupExclusiveMul
+        | Opcode::SubgroupExclusiveMin
+        | Opcode::SubgroupExclusiveMax
+        | Opcode::SubgroupExclusiveAnd
+        | Opcode::SubgroupExclusiveOr
+        | Opcode::SubgroupExclusiveXor => R("subgroup operations"),
         Opcode::Call => R("calls (inlining should have removed them)"),
         Opcode::Print | Opcode::Assert | Opcode::Clock => R("print, assert and clock"),
         Opcode::Br => Lowering::Terminator(TerminatorOp::Br),

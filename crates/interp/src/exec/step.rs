@@ -155,7 +155,7 @@ fn decompose(
     })
 }
 
-fn try_map2(
+pub(super) fn try_map2(
     a: &Val,
     b: &Val,
     f: &dyn Fn(u64, u64) -> Result<u64, ScalarError>,
@@ -208,7 +208,7 @@ fn replace(v: &mut Val, path: &[u32], new: Val) -> Option<()> {
 
 impl<'m> Machine<'m> {
     /// The instruction at the current position of the top frame.
-    fn current(&self, inv: &Invocation) -> Result<Current<'m>, ErrorKind> {
+    pub(super) fn current(&self, inv: &Invocation) -> Result<Current<'m>, ErrorKind> {
         let module = self.module;
         let fr = inv.frames.last().ok_or(ErrorKind::Malformed("no frame"))?;
         let f: &'m Function = &module.functions[fr.func];
@@ -408,6 +408,47 @@ impl<'m> Machine<'m> {
                     None
                 }
             }
+            // --- subgroups: wait for the other active lanes (see `subgroup`) ---------------
+            SubgroupBallot
+            | SubgroupElect
+            | SubgroupBroadcastFirst
+            | SubgroupBroadcast
+            | SubgroupShuffle
+            | SubgroupShuffleXor
+            | SubgroupShuffleUp
+            | SubgroupShuffleDown
+            | SubgroupAll
+            | SubgroupAny
+            | SubgroupAllEqual
+            | SubgroupAdd
+            | SubgroupMul
+            | SubgroupMin
+            | SubgroupMax
+            | SubgroupAnd
+            | SubgroupOr
+            | SubgroupXor
+            | SubgroupInclusiveAdd
+            | SubgroupInclusiveMul
+            | SubgroupInclusiveMin
+            | SubgroupInclusiveMax
+            | SubgroupInclusiveAnd
+            | SubgroupInclusiveOr
+            | SubgroupInclusiveXor
+            | SubgroupExclusiveAdd
+            | SubgroupExclusiveMul
+            | SubgroupExclusiveMin
+            | SubgroupExclusiveMax
+            | SubgroupExclusiveAnd
+            | SubgroupExclusiveOr
+            | SubgroupExclusiveXor => match inv.subgroup_result.take() {
+                Some(v) => Some(v),
+                None => {
+                    inv.status = Status::Subgroup;
+                    // Do not advance: the op completes when its instance is resolved.
+                    self.executed -= 1;
+                    return Ok(());
+                }
+            },
             // --- special registers --------------------------------------------------------
             ThreadId => Some(vec3(inv.regs.local_id)),
             WorkgroupId => Some(vec3(inv.regs.group_id)),
@@ -424,8 +465,10 @@ impl<'m> Machine<'m> {
                 let r = inv.regs;
                 Some(vec3([0, 1, 2].map(|i| r.num_groups[i] * r.wg_size[i])))
             }
-            SubgroupInvocationId => Some(Val::S(u64::from(inv.regs.local_index % 32))),
-            SubgroupSize => Some(Val::S(32)),
+            SubgroupInvocationId => Some(Val::S(u64::from(
+                inv.regs.local_index % self.options.subgroup_size.max(1),
+            ))),
+            SubgroupSize => Some(Val::S(u64::from(self.options.subgroup_size))),
             FragCoord => Some(Val::V(
                 self.stage
                     .frag_coord

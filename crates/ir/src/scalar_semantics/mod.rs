@@ -346,6 +346,38 @@ pub fn lane_op(op: Opcode) -> Option<LaneOp> {
         | DispatchSize
         | SubgroupInvocationId
         | SubgroupSize
+        | SubgroupBallot
+        | SubgroupElect
+        | SubgroupBroadcastFirst
+        | SubgroupBroadcast
+        | SubgroupShuffle
+        | SubgroupShuffleXor
+        | SubgroupShuffleUp
+        | SubgroupShuffleDown
+        | SubgroupAll
+        | SubgroupAny
+        | SubgroupAllEqual
+        | SubgroupAdd
+        | SubgroupMul
+        | SubgroupMin
+        | SubgroupMax
+        | SubgroupAnd
+        | SubgroupOr
+        | SubgroupXor
+        | SubgroupInclusiveAdd
+        | SubgroupInclusiveMul
+        | SubgroupInclusiveMin
+        | SubgroupInclusiveMax
+        | SubgroupInclusiveAnd
+        | SubgroupInclusiveOr
+        | SubgroupInclusiveXor
+        | SubgroupExclusiveAdd
+        | SubgroupExclusiveMul
+        | SubgroupExclusiveMin
+        | SubgroupExclusiveMax
+        | SubgroupExclusiveAnd
+        | SubgroupExclusiveOr
+        | SubgroupExclusiveXor
         | FragCoord
         | FrontFacing
         | VertexIndex
@@ -393,6 +425,36 @@ pub fn lane_op(op: Opcode) -> Option<LaneOp> {
         | Break
         | Continue => return None,
     })
+}
+
+/// The identity of a subgroup reduction on `s` (canonical bits): what an exclusive scan
+/// gives its lowest active lane. 0 for `add`, `or`, `xor`; 1 for `mul`; all ones for
+/// `and`; the largest value (+inf for floats) for `min`, the smallest (-inf) for `max`.
+pub fn subgroup_identity(op: crate::ops::SubgroupArith, s: Scalar) -> u64 {
+    use crate::ops::SubgroupArith::*;
+    let ones = if s.bits >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << s.bits) - 1
+    };
+    let float = |x: f64| match s.bits {
+        16 => u64::from(half::f16::from_f64(x).to_bits()),
+        32 => u64::from((x as f32).to_bits()),
+        _ => x.to_bits(),
+    };
+    let bits = match op {
+        Add | Or | Xor => 0,
+        And => ones,
+        Mul if s.is_float() => float(1.0),
+        Mul => 1,
+        Min if s.is_float() => float(f64::INFINITY),
+        Max if s.is_float() => float(f64::NEG_INFINITY),
+        Min if s.is_signed() => ones >> 1,
+        Max if s.is_signed() => !(ones >> 1),
+        Min => ones,
+        Max => 0,
+    };
+    canon(s, bits)
 }
 
 /// Canonical bits of `s` from raw bits (see the module docs).

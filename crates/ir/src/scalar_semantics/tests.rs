@@ -694,3 +694,49 @@ fn modf_keeps_the_sign_in_both_parts() {
         })
     );
 }
+
+#[test]
+fn subgroup_identities_are_the_neutral_elements() {
+    use crate::ops::SubgroupArith as A;
+    let f32b = |x: f32| u64::from(x.to_bits());
+    assert_eq!(subgroup_identity(A::Add, Scalar::F32), 0);
+    assert_eq!(subgroup_identity(A::Mul, Scalar::F32), f32b(1.0));
+    assert_eq!(subgroup_identity(A::Min, Scalar::F32), f32b(f32::INFINITY));
+    assert_eq!(
+        subgroup_identity(A::Max, Scalar::F32),
+        f32b(f32::NEG_INFINITY)
+    );
+    assert_eq!(subgroup_identity(A::Min, Scalar::F16), 0x7c00);
+    assert_eq!(subgroup_identity(A::Mul, Scalar::U32), 1);
+    assert_eq!(subgroup_identity(A::Min, Scalar::U32), 0xffff_ffff);
+    assert_eq!(subgroup_identity(A::Max, Scalar::U32), 0);
+    assert_eq!(subgroup_identity(A::And, Scalar::U32), 0xffff_ffff);
+    assert_eq!(subgroup_identity(A::Or, Scalar::I32), 0);
+    assert_eq!(subgroup_identity(A::Xor, Scalar::I32), 0);
+    assert_eq!(
+        subgroup_identity(A::Min, Scalar::I32),
+        canon(Scalar::I32, i32::MAX as u32 as u64)
+    );
+    assert_eq!(
+        subgroup_identity(A::Max, Scalar::I32),
+        canon(Scalar::I32, i32::MIN as u32 as u64)
+    );
+    // Each one leaves every value unchanged under its operation.
+    for x in [0u64, 1, 7, 0x8000_0000, 0xffff_ffff] {
+        for (op, opcode) in [
+            (A::Add, Opcode::Add),
+            (A::Mul, Opcode::Mul),
+            (A::Min, Opcode::Min),
+            (A::Max, Opcode::Max),
+            (A::And, Opcode::And),
+            (A::Or, Opcode::Or),
+            (A::Xor, Opcode::Xor),
+        ] {
+            for s in [Scalar::U32, Scalar::I32] {
+                let x = canon(s, x);
+                let e = subgroup_identity(op, s);
+                assert_eq!(binary(opcode, s, e, x).unwrap(), x, "{op:?} {s:?}");
+            }
+        }
+    }
+}

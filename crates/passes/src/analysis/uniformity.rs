@@ -3,9 +3,11 @@
 //!
 //! A one-way proof, intraprocedural: *uniform* means "proved the same"; *divergent* means
 //! "not proved" (it may still be uniform at run time). Workgroup uniformity implies
-//! subgroup uniformity (a subgroup lies in one workgroup); the IR has no subgroup
-//! collectives that could make a value uniform in a subgroup only, so the two scopes give
-//! the same answers and [`Uniformity::is_uniform`] takes no scope.
+//! subgroup uniformity (a subgroup lies in one workgroup). Subgroup collectives can make
+//! a value uniform in a subgroup only (a ballot, a broadcast, a reduction); this analysis
+//! proves workgroup uniformity alone, so it counts every subgroup collective's result as
+//! divergent (`subgroup_elect` differs within a subgroup, the others between subgroups)
+//! and [`Uniformity::is_uniform`] takes no scope.
 //!
 //! **Sources of divergence.**
 //! - Entry parameters: of a kernel, those bound to built-ins other than `workgroup_id`,
@@ -131,6 +133,9 @@ impl Uniformity {
             EffectClass::Pure => {
                 if data.opcode.info().family == oxir_ir::OpFamily::SpecialRegister {
                     return register_is_divergent(data.opcode);
+                }
+                if data.opcode.is_subgroup() {
+                    return true;
                 }
                 any_arg()
             }

@@ -8,7 +8,8 @@
 //! holding nothing but `br HB(args)` and entered only from `HA`; that edge is the only
 //! way into `HB` from outside. Then:
 //! - *no SSA flow*: `B` uses no value of `A`, and `X`'s arguments are defined outside `A`;
-//! - *no dependence*: neither loop holds a call, barrier, `print`/`assert` or `clock`, and
+//! - *no dependence*: neither loop holds a call, barrier, convergent op (a derivative, a
+//!   subgroup operation), `print`/`assert` or `clock`, and
 //!   every store or atomic of either loop is `NoAlias` ([`crate::analysis::alias`]) with
 //!   every load, store and atomic of the other (so iteration `i` of `B` may run before
 //!   iteration `i + 1` of `A`).
@@ -216,6 +217,9 @@ fn independent(
             for inst in f.layout.block_insts(b) {
                 let data = f.dfg.inst(inst);
                 if k == 1 && data.all_values().any(in_a) {
+                    return false;
+                }
+                if data.opcode.is_convergent() {
                     return false;
                 }
                 let write = match data.opcode.info().effect {

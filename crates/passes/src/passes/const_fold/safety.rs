@@ -67,7 +67,8 @@ pub enum Never {
     /// Vector and matrix arithmetic: rounded sums in a target-chosen order.
     LinearAlgebra,
     /// Its value is only known at run time, or it has effects (memory, textures,
-    /// special registers, derivatives, calls, debugging, control flow).
+    /// special registers, derivatives, subgroup collectives, calls, debugging, control
+    /// flow).
     RunTime,
 }
 
@@ -155,6 +156,38 @@ pub fn fold_rule(op: Opcode) -> FoldRule {
         | DispatchSize
         | SubgroupInvocationId
         | SubgroupSize
+        | SubgroupBallot
+        | SubgroupElect
+        | SubgroupBroadcastFirst
+        | SubgroupBroadcast
+        | SubgroupShuffle
+        | SubgroupShuffleXor
+        | SubgroupShuffleUp
+        | SubgroupShuffleDown
+        | SubgroupAll
+        | SubgroupAny
+        | SubgroupAllEqual
+        | SubgroupAdd
+        | SubgroupMul
+        | SubgroupMin
+        | SubgroupMax
+        | SubgroupAnd
+        | SubgroupOr
+        | SubgroupXor
+        | SubgroupInclusiveAdd
+        | SubgroupInclusiveMul
+        | SubgroupInclusiveMin
+        | SubgroupInclusiveMax
+        | SubgroupInclusiveAnd
+        | SubgroupInclusiveOr
+        | SubgroupInclusiveXor
+        | SubgroupExclusiveAdd
+        | SubgroupExclusiveMul
+        | SubgroupExclusiveMin
+        | SubgroupExclusiveMax
+        | SubgroupExclusiveAnd
+        | SubgroupExclusiveOr
+        | SubgroupExclusiveXor
         | FragCoord
         | FrontFacing
         | VertexIndex

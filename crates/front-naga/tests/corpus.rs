@@ -6,7 +6,9 @@
 //! (with oxir-naga's options) or refuse with an `unsupported:` error that names a
 //! location and a reason the README's "What oxir refuses" table lists; it must never
 //! panic. Files naga rejects are listed as skipped with naga's
-//! message. The test prints the counts and the tally of refused features.
+//! message. Overrides are applied at their defaults first, as `oxir_naga::compile` does;
+//! a shader with an override that has none is counted apart (it needs `--override`
+//! values). The test prints the counts and the tally of refused features.
 
 use oxir_naga::{GlslStage, LowerError, LowerOptions, ShaderSource, SourcePosition};
 use oxir_test_support::corpus_dir;
@@ -33,6 +35,8 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
 
 enum Outcome {
     Rejected(String),
+    /// Overrides without a default: the shader needs `--override` values.
+    NeedsValues(String),
     Lowered,
     Refused(String),
     Failed(String),
@@ -57,7 +61,14 @@ fn run(path: &Path) -> Outcome {
         Ok(shader) => shader,
         Err(e) => return Outcome::Rejected(e.summary),
     };
-    match oxir_naga::lower_with_options(&shader.module, &shader.info, &LowerOptions::default()) {
+    // Overrides at their defaults, as `oxir_naga::compile` and the command apply them.
+    let resolved = match oxir_naga::apply_overrides(&shader.module, &shader.info, None, &[], &name)
+    {
+        Ok(resolved) => resolved,
+        Err(e) => return Outcome::NeedsValues(e.to_string()),
+    };
+    match oxir_naga::lower_with_options(&resolved.module, &resolved.info, &LowerOptions::default())
+    {
         Ok(module) => {
             let report = oxir_ir::verifier::verify_module(&module, &oxir_naga::verifier_options());
             if report.succeeded() {
@@ -111,6 +122,7 @@ fn corpus_lowers_or_refuses_without_panics() {
     let (mut accepted, mut lowered) = (0, 0);
     let mut rejected = Vec::new();
     let mut refused: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut needs_values = Vec::new();
     let mut failures = Vec::new();
     for path in &files {
         let short = path
@@ -121,6 +133,10 @@ fn corpus_lowers_or_refuses_without_panics() {
         match catch_unwind(AssertUnwindSafe(|| run(path))) {
             Err(_) => failures.push(format!("{short}: PANIC")),
             Ok(Outcome::Rejected(message)) => rejected.push(format!("{short}: {message}")),
+            Ok(Outcome::NeedsValues(message)) => {
+                accepted += 1;
+                needs_values.push(format!("{short}: {message}"));
+            }
             Ok(Outcome::Lowered) => {
                 accepted += 1;
                 lowered += 1;
@@ -142,6 +158,13 @@ fn corpus_lowers_or_refuses_without_panics() {
     }
     println!("  accepted by naga: {accepted}");
     println!("  lowered and verified: {lowered}");
+    println!(
+        "  overrides without a default (need --override values): {}",
+        needs_values.len()
+    );
+    for line in &needs_values {
+        println!("    {line}");
+    }
     let refused_count: usize = refused.values().map(Vec::len).sum();
     println!("  refused (unsupported): {refused_count}");
     for (feature, files) in &refused {

@@ -34,7 +34,7 @@ use crate::uniform_layout::extended_alignment_violation;
 use oxir_ir::data_layout::{layout_of, LayoutRules};
 use oxir_ir::dfg::ValueDef;
 use oxir_ir::types::{AddressSpace, Scalar, ScalarKind, StructMember, StructType, TypeData};
-use oxir_ir::{Func, Global, Inst, InstData, Module, Opcode, Type, Value};
+use oxir_ir::{Func, Global, Inst, Module, Opcode, Type, Value};
 use oxir_passes::pass_info;
 
 /// A load of a value bigger than this many words keeps the buffer's type (and the
@@ -412,20 +412,4 @@ fn words_type(module: &mut Module, name: &str, size: u32) -> Type {
         members,
         align: None,
     })
-}
-
-/// Helper for the rewrite: an instruction before `before` with an optional result.
-fn emit(
-    module: &mut Module,
-    func: Func,
-    before: Inst,
-    op: Opcode,
-    args: &[Value],
-    ty: Option<Type>,
-) -> Option<Value> {
-    let f = &mut module.functions[func];
-    let inst = f.dfg.make_inst(InstData::new(op, args));
-    let result = ty.map(|ty| f.dfg.make_result(inst, ty));
-    f.layout.insert_inst_before(inst, before);
-    result
 }

@@ -2,7 +2,9 @@
 //! gives the buffer its words type. Runs only on a buffer whose every use was planned, so
 //! nothing here can fail half-way: an offset the plan admitted is always expressible.
 
-use super::{emit, words_type, BufferPlan, LoadPlan, Step};
+use super::{words_type, BufferPlan, LoadPlan, Step};
+use cranelift_entity::packed_option::PackedOption;
+use cranelift_entity::SecondaryMap;
 use oxir_ir::data_layout::{layout_of, LayoutRules};
 use oxir_ir::types::{AddressSpace, Scalar, ScalarKind, TypeData};
 use oxir_ir::{Func, Global, Inst, InstData, Module, Opcode, Payload, Type, Value};
@@ -44,21 +46,21 @@ pub(super) fn rewrite_buffer(module: &mut Module, global: Global, size: u32, pla
     let words_ty = words_type(module, &name, size);
     let ptr_ty = module.types.pointer(AddressSpace::Uniform, words_ty);
     // Each function's old address value keeps its old type but loses its last use.
-    let mut bases = Vec::new();
+    let mut bases: SecondaryMap<Func, PackedOption<Value>> = SecondaryMap::new();
     for func in plan
         .loads
         .iter()
         .map(|l| l.func)
         .chain(plan.accesses.iter().map(|a| a.0))
     {
-        if !bases.iter().any(|(f, _)| *f == func) {
+        if bases[func].is_none() {
             let f = &mut module.functions[func];
             f.dfg.take_global_value(global);
-            bases.push((func, f.dfg.global_value(global, ptr_ty)));
+            bases[func] = f.dfg.global_value(global, ptr_ty).into();
         }
     }
     for load in &plan.loads {
-        let Some(&(_, base)) = bases.iter().find(|(f, _)| *f == load.func) else {
+        let Some(base) = bases[load.func].expand() else {
             continue;
         };
         let words = Words {
@@ -163,15 +165,7 @@ fn build(module: &mut Module, words: &Words, ty: Type, offset: Offset) -> Value 
         | TypeData::Sampler { .. }
         | TypeData::Opaque(_) => Vec::new(),
     };
-    emit(
-        module,
-        words.func,
-        words.before,
-        Opcode::Construct,
-        &parts,
-        Some(ty),
-    )
-    .unwrap_or(words.base)
+    emit(module, words, Opcode::Construct, &parts, ty)
 }
 
 /// One scalar: the word loaded, reinterpreted unless it is a `u32`; an `f16` is the
@@ -186,15 +180,7 @@ fn scalar(module: &mut Module, words: &Words, s: Scalar, offset: Offset) -> Valu
         return word;
     }
     let ty = module.types.scalar(s);
-    emit(
-        module,
-        words.func,
-        words.before,
-        Opcode::Bitcast,
-        &[word],
-        Some(ty),
-    )
-    .unwrap_or(word)
+    emit(module, words, Opcode::Bitcast, &[word], ty)
 }
 
 /// A byte address: known, or computed (a `u32`).
@@ -219,15 +205,7 @@ fn byte_address(module: &mut Module, words: &Words, offset: Offset) -> ByteAddre
 fn half_of(module: &mut Module, words: &Words, word: Value, at: ByteAddress) -> Value {
     let pair_ty = module.types.vector(Scalar::F16, 2);
     let half_ty = module.types.scalar(Scalar::F16);
-    let pair = emit(
-        module,
-        words.func,
-        words.before,
-        Opcode::Bitcast,
-        &[word],
-        Some(pair_ty),
-    )
-    .unwrap_or(word);
+    let pair = emit(module, words, Opcode::Bitcast, &[word], pair_ty);
     let (op, args, payload) = match at {
         ByteAddress::Constant(bytes) => (
             Opcode::Extract,
@@ -241,11 +219,12 @@ fn half_of(module: &mut Module, words: &Words, word: Value, at: ByteAddress) -> 
             (Opcode::ExtractDynamic, vec![pair, lane], Payload::None)
         }
     };
-    let f = &mut module.functions[words.func];
-    let inst = f.dfg.make_inst(InstData::with_payload(op, &args, payload));
-    let result = f.dfg.make_result(inst, half_ty);
-    f.layout.insert_inst_before(inst, words.before);
-    result
+    emit_with_payload(
+        module,
+        words,
+        InstData::with_payload(op, &args, payload),
+        half_ty,
+    )
 }
 
 /// The `u32` word holding byte address `at`.
@@ -266,24 +245,8 @@ fn load_word(module: &mut Module, words: &Words, at: ByteAddress) -> Value {
     let ptr = module.types.pointer(AddressSpace::Uniform, u32_ty);
     let mut args = vec![words.base];
     args.extend(indices);
-    let pointer = emit(
-        module,
-        words.func,
-        words.before,
-        Opcode::Access,
-        &args,
-        Some(ptr),
-    )
-    .unwrap_or(words.base);
-    emit(
-        module,
-        words.func,
-        words.before,
-        Opcode::Load,
-        &[pointer],
-        Some(u32_ty),
-    )
-    .unwrap_or(pointer)
+    let pointer = emit(module, words, Opcode::Access, &args, ptr);
+    emit(module, words, Opcode::Load, &[pointer], u32_ty)
 }
 
 /// The constant indices of word `w`: in the `words` member, or in the `tail`.
@@ -312,10 +275,23 @@ fn constant(module: &mut Module, func: Func, value: u32) -> Value {
 
 fn unary(module: &mut Module, words: &Words, op: Opcode, a: Value) -> Value {
     let ty = module.types.u32();
-    emit(module, words.func, words.before, op, &[a], Some(ty)).unwrap_or(a)
+    emit(module, words, op, &[a], ty)
 }
 
 fn binary(module: &mut Module, words: &Words, op: Opcode, a: Value, b: Value) -> Value {
     let ty = module.types.u32();
-    emit(module, words.func, words.before, op, &[a, b], Some(ty)).unwrap_or(a)
+    emit(module, words, op, &[a, b], ty)
+}
+
+/// An instruction with a result of type `ty`, placed before the load being replaced.
+fn emit(module: &mut Module, words: &Words, op: Opcode, args: &[Value], ty: Type) -> Value {
+    emit_with_payload(module, words, InstData::new(op, args), ty)
+}
+
+fn emit_with_payload(module: &mut Module, words: &Words, data: InstData, ty: Type) -> Value {
+    let f = &mut module.functions[words.func];
+    let inst = f.dfg.make_inst(data);
+    let result = f.dfg.make_result(inst, ty);
+    f.layout.insert_inst_before(inst, words.before);
+    result
 }

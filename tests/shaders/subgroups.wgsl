@@ -10,6 +10,7 @@
 
 @group(0) @binding(0) var<storage, read_write> out: array<u32, 2048>;
 @group(0) @binding(1) var<storage, read_write> outf: array<f32, 256>;
+@group(0) @binding(2) var<storage, read_write> ids: array<u32, 128>;
 
 @compute @workgroup_size(64)
 fn main(
@@ -17,6 +18,8 @@ fn main(
     @builtin(global_invocation_id) gid: vec3<u32>,
     @builtin(subgroup_invocation_id) lane: u32,
     @builtin(subgroup_size) size: u32,
+    @builtin(subgroup_id) sid: u32,
+    @builtin(num_subgroups) nsg: u32,
 ) {
     let g = gid.x;
     let base = g * 16u;
@@ -45,6 +48,7 @@ fn main(
     out[base + 14u] = u32(subgroupAll(li < 1000u)) | (u32(subgroupAny(li == 3u)) << 1u);
     out[base + 15u] = subgroupBroadcast(li, 1u) + subgroupShuffle(li, lane ^ 3u) * 256u
         + size * 65536u;
+    ids[g] = sid | (nsg << 16u);
     let x = f32(li) * 0.5;
     outf[g] = subgroupAdd(x) + subgroupExclusiveAdd(vec2<f32>(x, -x)).y * 1024.0
         + subgroupInclusiveMul(1.0 + f32(lane % 2u)) * 0.0;

@@ -190,6 +190,8 @@ pub(crate) enum Register {
     DispatchSize,
     SubgroupInvocationId,
     SubgroupSize,
+    SubgroupId,
+    NumSubgroups,
 }
 
 const GRAPHICS: &str = "graphics-stage state (the LLVM targets compile kernels only)";
@@ -343,6 +345,8 @@ pub(crate) fn lowering(op: Opcode) -> Lowering {
         O::DispatchSize => Lowering::Register(Register::DispatchSize),
         O::SubgroupInvocationId => Lowering::Register(Register::SubgroupInvocationId),
         O::SubgroupSize => Lowering::Register(Register::SubgroupSize),
+        O::SubgroupId => Lowering::Register(Register::SubgroupId),
+        O::NumSubgroups => Lowering::Register(Register::NumSubgroups),
         O::FragCoord
         | O::FrontFacing
         | O::VertexIndex

@@ -166,7 +166,10 @@ impl Checker<'_> {
                     }
                     if matches!(
                         builtin,
-                        oxir_ir::Builtin::SubgroupInvocationId | oxir_ir::Builtin::SubgroupSize
+                        oxir_ir::Builtin::SubgroupInvocationId
+                            | oxir_ir::Builtin::SubgroupSize
+                            | oxir_ir::Builtin::SubgroupId
+                            | oxir_ir::Builtin::NumSubgroups
                     ) && self.options.target_env == TargetEnv::Vulkan1_0
                     {
                         return Err("subgroup built-ins under vulkan1.0 (needs SPIR-V 1.3)".into());
@@ -436,7 +439,7 @@ impl Checker<'_> {
                     return Err("array_length of a pointer that is not a global".into());
                 }
             }
-            SubgroupInvocationId | SubgroupSize => {
+            SubgroupInvocationId | SubgroupSize | SubgroupId | NumSubgroups => {
                 if self.options.target_env == TargetEnv::Vulkan1_0 {
                     return Err(format!("`{op}` under vulkan1.0 (needs SPIR-V 1.3)"));
                 }

@@ -44,6 +44,8 @@ fn run_interp(size: &str) -> String {
         "0:0=u32",
         "--view",
         "0:1=f32",
+        "--view",
+        "0:2=u32",
     ]);
     assert_exit(&out, 0, "");
     stdout(&out)
@@ -77,6 +79,13 @@ fn subgroup_size_4_known_answers() {
     let f = words(&out, 1);
     // 0 + 0.5 + 1 + 1.5 = 3, plus 1024 times the exclusive sum of -x.
     assert_eq!(&f[..4], &[3.0, 3.0, -509.0, -1533.0]);
+    // subgroup_id | num_subgroups << 16: 64 invocations make 16 subgroups of 4.
+    let ids = words(&out, 2);
+    let expect = |g: usize| ((g % 64) / 4 + (16 << 16)) as f64;
+    assert_eq!(
+        [0, 3, 4, 63, 64, 127].map(|g| ids[g]),
+        [0, 3, 4, 63, 64, 127].map(expect)
+    );
 }
 
 #[test]
@@ -95,6 +104,8 @@ fn subgroup_size_8_and_32_known_answers() {
         "the second workgroup: local indices from 0 again"
     );
     assert_eq!(u[15], (1 + 3 * 256 + 32 * 65536) as f64);
+    let ids = words(&run_interp("32"), 2);
+    assert_eq!([ids[31], ids[32], ids[64]], [131072.0, 131073.0, 131072.0]);
 }
 
 #[test]

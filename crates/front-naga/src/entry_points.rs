@@ -121,6 +121,8 @@ fn input_builtin(builtin: BuiltIn, stage: ShaderStage, span: Span) -> Result<Bou
         BuiltIn::WorkGroupSize => Register(Opcode::WorkgroupSize),
         BuiltIn::SubgroupInvocationId => Register(Opcode::SubgroupInvocationId),
         BuiltIn::SubgroupSize => Register(Opcode::SubgroupSize),
+        BuiltIn::SubgroupId => Register(Opcode::SubgroupId),
+        BuiltIn::NumSubgroups => Register(Opcode::NumSubgroups),
         BuiltIn::Position { .. } if stage == ShaderStage::Fragment => Register(Opcode::FragCoord),
         BuiltIn::FrontFacing => Register(Opcode::FrontFacing),
         BuiltIn::VertexIndex => Register(Opcode::VertexIndex),

@@ -106,6 +106,27 @@ pub(crate) struct Regs {
     pub num_groups: [u32; 3],
 }
 
+impl Regs {
+    /// The invocation's lane: subgroups are runs of `size` consecutive local indices.
+    pub fn subgroup_lane(&self, size: u32) -> u32 {
+        self.local_index % size.max(1)
+    }
+
+    /// Which subgroup of the workgroup the invocation is in.
+    pub fn subgroup_id(&self, size: u32) -> u32 {
+        self.local_index / size.max(1)
+    }
+
+    /// The workgroup's subgroup count: its invocations over `size`, rounded up (the
+    /// last subgroup may be partial).
+    pub fn num_subgroups(&self, size: u32) -> u32 {
+        let invocations =
+            u64::from(self.wg_size[0]) * u64::from(self.wg_size[1]) * u64::from(self.wg_size[2]);
+        let count = invocations.div_ceil(u64::from(size.max(1)));
+        u32::try_from(count).unwrap_or(u32::MAX)
+    }
+}
+
 pub(crate) enum Status {
     Running,
     Barrier(Func, Inst),
@@ -455,9 +476,15 @@ impl<'m> Machine<'m> {
                     Builtin::WorkgroupId => vec3(regs.group_id),
                     Builtin::NumWorkgroups => vec3(regs.num_groups),
                     Builtin::SubgroupSize => Val::S(u64::from(self.options.subgroup_size)),
-                    Builtin::SubgroupInvocationId => Val::S(u64::from(
-                        regs.local_index % self.options.subgroup_size.max(1),
-                    )),
+                    Builtin::SubgroupInvocationId => {
+                        Val::S(u64::from(regs.subgroup_lane(self.options.subgroup_size)))
+                    }
+                    Builtin::SubgroupId => {
+                        Val::S(u64::from(regs.subgroup_id(self.options.subgroup_size)))
+                    }
+                    Builtin::NumSubgroups => {
+                        Val::S(u64::from(regs.num_subgroups(self.options.subgroup_size)))
+                    }
                     Builtin::Position => Val::V(
                         self.stage
                             .frag_coord

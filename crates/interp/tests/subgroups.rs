@@ -212,3 +212,28 @@ fn a_subgroup_size_that_is_not_a_power_of_two_is_refused() {
         assert_eq!(e.kind, ErrorKind::InvalidSubgroupSize(size));
     }
 }
+
+const IDS_OF_A_PARTIAL_SUBGROUP: &str = "
+@group(0) @binding(0) var<storage, read_write> out: array<u32, 12>;
+@compute @workgroup_size(6)
+fn main(
+    @builtin(local_invocation_index) li: u32,
+    @builtin(subgroup_id) sid: u32,
+    @builtin(num_subgroups) n: u32,
+) {
+    out[li] = sid;
+    out[6u + li] = n * 10u + subgroupAdd(1u);
+}";
+
+#[test]
+fn subgroup_id_and_num_subgroups_count_a_partial_last_subgroup() {
+    for m in forms(IDS_OF_A_PARTIAL_SUBGROUP) {
+        // Six invocations in subgroups of 4: lanes 0..=3 and a partial 4..=5.
+        let out = run_sized(&m, 4, 1, 12);
+        assert_eq!(&out[..6], &[0, 0, 0, 0, 1, 1]);
+        assert_eq!(&out[6..], &[24, 24, 24, 24, 22, 22]);
+        let out = run_sized(&m, 8, 1, 12);
+        assert_eq!(&out[..6], &[0; 6]);
+        assert_eq!(&out[6..], &[16; 6]);
+    }
+}

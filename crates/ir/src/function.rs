@@ -86,11 +86,15 @@ pub enum Builtin {
     SubgroupInvocationId,
     /// The number of invocations in a subgroup.
     SubgroupSize,
+    /// Compute input: the invocation's subgroup within its workgroup.
+    SubgroupId,
+    /// Compute input: the number of subgroups in a workgroup.
+    NumSubgroups,
 }
 
 impl Builtin {
     /// Every built-in, in declaration order.
-    pub const ALL: [Builtin; 17] = [
+    pub const ALL: [Builtin; 19] = [
         Builtin::Position,
         Builtin::VertexIndex,
         Builtin::InstanceIndex,
@@ -108,6 +112,8 @@ impl Builtin {
         Builtin::NumWorkgroups,
         Builtin::SubgroupInvocationId,
         Builtin::SubgroupSize,
+        Builtin::SubgroupId,
+        Builtin::NumSubgroups,
     ];
 
     /// The text-form spelling inside `builtin(..)`: the WGSL name (`vertex_index`, ...).
@@ -130,6 +136,8 @@ impl Builtin {
             Builtin::NumWorkgroups => "num_workgroups",
             Builtin::SubgroupInvocationId => "subgroup_invocation_id",
             Builtin::SubgroupSize => "subgroup_size",
+            Builtin::SubgroupId => "subgroup_id",
+            Builtin::NumSubgroups => "num_subgroups",
         }
     }
 

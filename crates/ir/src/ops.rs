@@ -730,6 +730,12 @@ declare_ops! {
     DispatchSize = "dispatch_size", family: SpecialRegister, format: Plain, arity: Fixed(0), effect: Pure, convergent: false, foldable: false, rule: R::SpecialRegister(RegisterType::Vec3U32);
     SubgroupInvocationId = "subgroup_invocation_id", family: SpecialRegister, format: Plain, arity: Fixed(0), effect: Pure, convergent: false, foldable: false, rule: R::SpecialRegister(RegisterType::U32);
     SubgroupSize = "subgroup_size", family: SpecialRegister, format: Plain, arity: Fixed(0), effect: Pure, convergent: false, foldable: false, rule: R::SpecialRegister(RegisterType::U32);
+    /// Which subgroup of its workgroup the invocation is in: `local_invocation_index /
+    /// subgroup_size` (subgroups are formed from consecutive local indices).
+    SubgroupId = "subgroup_id", family: SpecialRegister, format: Plain, arity: Fixed(0), effect: Pure, convergent: false, foldable: false, rule: R::SpecialRegister(RegisterType::U32);
+    /// How many subgroups a workgroup has: the workgroup's invocation count divided by the
+    /// subgroup size, rounded up.
+    NumSubgroups = "num_subgroups", family: SpecialRegister, format: Plain, arity: Fixed(0), effect: Pure, convergent: false, foldable: false, rule: R::SpecialRegister(RegisterType::U32);
     /// Fragment coordinate (`position` as a fragment input).
     FragCoord = "frag_coord", family: SpecialRegister, format: Plain, arity: Fixed(0), effect: Pure, convergent: false, foldable: false, rule: R::SpecialRegister(RegisterType::Vec4F32);
     FrontFacing = "front_facing", family: SpecialRegister, format: Plain, arity: Fixed(0), effect: Pure, convergent: false, foldable: false, rule: R::SpecialRegister(RegisterType::Bool);

@@ -513,6 +513,15 @@ fn sreg3(w: &mut FnWriter<'_, '_>, name: &str) -> Result<[String; 3], Error> {
     Ok(out)
 }
 
+/// The linear index of the thread within its workgroup, x fastest.
+fn local_index(w: &mut FnWriter<'_, '_>, size: [u32; 3]) -> Result<String, Error> {
+    let t = sreg3(w, "tid")?;
+    let zy = w.assign(&format!("mul i32 {}, {}", t[2], size[1]));
+    let row = w.assign(&format!("add i32 {zy}, {}", t[1]));
+    let rows = w.assign(&format!("mul i32 {row}, {}", size[0]));
+    Ok(w.assign(&format!("add i32 {rows}, {}", t[0])))
+}
+
 fn vec3(w: &mut FnWriter<'_, '_>, lanes: &[String; 3]) -> String {
     let mut v = "poison".to_string();
     for (i, l) in lanes.iter().enumerate() {
@@ -562,15 +571,25 @@ pub(crate) fn write_register(
             }
             ("<3 x i32>", vec3(w, &lanes))
         }
-        Register::LocalInvocationIndex => {
-            let t = sreg3(w, "tid")?;
-            let zy = w.assign(&format!("mul i32 {}, {}", t[2], size[1]));
-            let row = w.assign(&format!("add i32 {zy}, {}", t[1]));
-            let rows = w.assign(&format!("mul i32 {row}, {}", size[0]));
-            ("i32", w.assign(&format!("add i32 {rows}, {}", t[0])))
-        }
+        Register::LocalInvocationIndex => ("i32", local_index(w, size)?),
         Register::SubgroupInvocationId => ("i32", sreg(w, "laneid")?),
         Register::SubgroupSize => ("i32", sreg(w, "warpsize")?),
+        // Warps are runs of `warpsize` consecutive linear thread indices.
+        Register::SubgroupId => {
+            let index = local_index(w, size)?;
+            let warp = sreg(w, "warpsize")?;
+            ("i32", w.assign(&format!("udiv i32 {index}, {warp}")))
+        }
+        Register::NumSubgroups => {
+            let invocations = size.iter().map(|&d| u64::from(d)).product::<u64>();
+            // The verifier caps a workgroup at 1024 invocations.
+            let invocations = u32::try_from(invocations)
+                .map_err(|_| w.fail("a workgroup of more than 2^32 invocations"))?;
+            let warp = sreg(w, "warpsize")?;
+            let last = w.assign(&format!("sub i32 {warp}, 1"));
+            let padded = w.assign(&format!("add i32 {last}, {invocations}"));
+            ("i32", w.assign(&format!("udiv i32 {padded}, {warp}")))
+        }
     };
     w.finish(inst, ty, &v)
 }

@@ -27,6 +27,8 @@ pub(crate) fn compute_builtin(b: Builtin) -> Option<BuiltIn> {
         Builtin::NumWorkgroups => BuiltIn::NumWorkgroups,
         Builtin::SubgroupInvocationId => BuiltIn::SubgroupLocalInvocationId,
         Builtin::SubgroupSize => BuiltIn::SubgroupSize,
+        Builtin::SubgroupId => BuiltIn::SubgroupId,
+        Builtin::NumSubgroups => BuiltIn::NumSubgroups,
         Builtin::Position
         | Builtin::VertexIndex
         | Builtin::InstanceIndex
@@ -61,7 +63,9 @@ pub(crate) fn input_builtin(kind: &FunctionKind, b: Builtin) -> Option<BuiltIn> 
             | Builtin::WorkgroupId
             | Builtin::NumWorkgroups
             | Builtin::SubgroupInvocationId
-            | Builtin::SubgroupSize => return None,
+            | Builtin::SubgroupSize
+            | Builtin::SubgroupId
+            | Builtin::NumSubgroups => return None,
         }),
         FunctionKind::Fragment => Some(match b {
             Builtin::Position => BuiltIn::FragCoord,
@@ -80,7 +84,9 @@ pub(crate) fn input_builtin(kind: &FunctionKind, b: Builtin) -> Option<BuiltIn> 
             | Builtin::WorkgroupId
             | Builtin::NumWorkgroups
             | Builtin::SubgroupInvocationId
-            | Builtin::SubgroupSize => return None,
+            | Builtin::SubgroupSize
+            | Builtin::SubgroupId
+            | Builtin::NumSubgroups => return None,
         }),
         FunctionKind::Callable | FunctionKind::External => None,
     }
@@ -107,6 +113,8 @@ pub(crate) fn register_builtin(r: Register) -> (Option<&'static str>, BuiltIn) {
         NumWorkgroups | WorkgroupSize | DispatchSize => (Some("kernel"), BuiltIn::NumWorkgroups),
         SubgroupInvocationId => (None, BuiltIn::SubgroupLocalInvocationId),
         SubgroupSize => (None, BuiltIn::SubgroupSize),
+        SubgroupId => (Some("kernel"), BuiltIn::SubgroupId),
+        NumSubgroups => (Some("kernel"), BuiltIn::NumSubgroups),
         FragCoord => (Some("fragment"), BuiltIn::FragCoord),
         FrontFacing => (Some("fragment"), BuiltIn::FrontFacing),
         SampleIndex => (Some("fragment"), BuiltIn::SampleId),
@@ -129,7 +137,10 @@ impl Writer<'_> {
     /// Capabilities and extensions a built-in needs.
     fn builtin_requirements(&mut self, builtin: BuiltIn) {
         match builtin {
-            BuiltIn::SubgroupLocalInvocationId | BuiltIn::SubgroupSize => {
+            BuiltIn::SubgroupLocalInvocationId
+            | BuiltIn::SubgroupSize
+            | BuiltIn::SubgroupId
+            | BuiltIn::NumSubgroups => {
                 self.cap(Capability::GroupNonUniform);
             }
             BuiltIn::SampleId => self.cap(Capability::SampleRateShading),

@@ -141,8 +141,9 @@ impl Writer<'_> {
         use Register::*;
         match r {
             ThreadId | WorkgroupId | DispatchId | LocalInvocationIndex | NumWorkgroups
-            | SubgroupInvocationId | SubgroupSize | FragCoord | FrontFacing | SampleIndex
-            | PrimitiveId | VertexIndex | InstanceIndex | BaseInstance => {
+            | SubgroupInvocationId | SubgroupSize | SubgroupId | NumSubgroups | FragCoord
+            | FrontFacing | SampleIndex | PrimitiveId | VertexIndex | InstanceIndex
+            | BaseInstance => {
                 let (_, bi) = interface::register_builtin(r);
                 self.load_builtin(bi, ty, rid)?;
             }

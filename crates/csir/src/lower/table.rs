@@ -215,6 +215,8 @@ pub(crate) fn lowering(op: Opcode) -> Lowering {
         | Opcode::DispatchSize
         | Opcode::SubgroupInvocationId
         | Opcode::SubgroupSize
+        | Opcode::SubgroupId
+        | Opcode::NumSubgroups
         | Opcode::FrontFacing
         | Opcode::VertexIndex
         | Opcode::InstanceIndex

@@ -466,7 +466,13 @@ impl<'m> Machine<'m> {
                 Some(vec3([0, 1, 2].map(|i| r.num_groups[i] * r.wg_size[i])))
             }
             SubgroupInvocationId => Some(Val::S(u64::from(
-                inv.regs.local_index % self.options.subgroup_size.max(1),
+                inv.regs.subgroup_lane(self.options.subgroup_size),
+            ))),
+            SubgroupId => Some(Val::S(u64::from(
+                inv.regs.subgroup_id(self.options.subgroup_size),
+            ))),
+            NumSubgroups => Some(Val::S(u64::from(
+                inv.regs.num_subgroups(self.options.subgroup_size),
             ))),
             SubgroupSize => Some(Val::S(u64::from(self.options.subgroup_size))),
             FragCoord => Some(Val::V(

@@ -346,6 +346,8 @@ pub fn lane_op(op: Opcode) -> Option<LaneOp> {
         | DispatchSize
         | SubgroupInvocationId
         | SubgroupSize
+        | SubgroupId
+        | NumSubgroups
         | SubgroupBallot
         | SubgroupElect
         | SubgroupBroadcastFirst

@@ -236,7 +236,10 @@ fn entry_param_is_uniform(func: &Function, i: usize) -> bool {
         .and_then(|p| p.binding.as_ref())
     {
         Some(StageBinding::Builtin(b)) => match b {
-            Builtin::WorkgroupId | Builtin::NumWorkgroups | Builtin::SubgroupSize => true,
+            Builtin::WorkgroupId
+            | Builtin::NumWorkgroups
+            | Builtin::SubgroupSize
+            | Builtin::NumSubgroups => true,
             Builtin::Position
             | Builtin::VertexIndex
             | Builtin::InstanceIndex
@@ -250,7 +253,8 @@ fn entry_param_is_uniform(func: &Function, i: usize) -> bool {
             | Builtin::LocalInvocationId
             | Builtin::LocalInvocationIndex
             | Builtin::GlobalInvocationId
-            | Builtin::SubgroupInvocationId => false,
+            | Builtin::SubgroupInvocationId
+            | Builtin::SubgroupId => false,
         },
         Some(StageBinding::Location { .. }) | None => false,
     }
@@ -264,11 +268,13 @@ fn register_is_divergent(op: Opcode) -> bool {
         | Opcode::NumWorkgroups
         | Opcode::DispatchSize
         | Opcode::SubgroupSize
+        | Opcode::NumSubgroups
         | Opcode::BaseInstance => false,
         Opcode::ThreadId
         | Opcode::DispatchId
         | Opcode::LocalInvocationIndex
         | Opcode::SubgroupInvocationId
+        | Opcode::SubgroupId
         | Opcode::FragCoord
         | Opcode::FrontFacing
         | Opcode::VertexIndex

@@ -156,6 +156,8 @@ pub fn fold_rule(op: Opcode) -> FoldRule {
         | DispatchSize
         | SubgroupInvocationId
         | SubgroupSize
+        | SubgroupId
+        | NumSubgroups
         | SubgroupBallot
         | SubgroupElect
         | SubgroupBroadcastFirst

@@ -290,6 +290,42 @@ fn barriers_synchronise_the_workgroup() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The subgroup registers, no subgroup operations: the host engine's subgroups are runs
+/// of 32 consecutive local indices, and a workgroup of 80 has a partial third one.
+const SUBGROUP_REGISTERS: &str = "
+@group(0) @binding(0) var<storage, read_write> out: array<u32, 160>;
+
+@compute @workgroup_size(80)
+fn main(
+    @builtin(global_invocation_id) id: vec3<u32>,
+    @builtin(subgroup_invocation_id) lane: u32,
+    @builtin(subgroup_size) size: u32,
+    @builtin(subgroup_id) sid: u32,
+    @builtin(num_subgroups) n: u32,
+) {
+    out[id.x] = lane | (size << 8u) | (sid << 16u) | (n << 24u);
+}
+";
+
+#[test]
+fn subgroup_registers_on_the_host() {
+    if !llvm_available("subgroup_registers_on_the_host") {
+        return;
+    }
+    let dir = temp_dir("subgroup-registers");
+    let expect: Vec<u32> = (0..160u32)
+        .map(|g| {
+            let local = g % 80;
+            (local % 32) | (32 << 8) | ((local / 32) << 16) | (3 << 24)
+        })
+        .collect();
+    for level in LEVELS {
+        let words = run_wgsl(&dir, "registers", SUBGROUP_REGISTERS, "2", level);
+        assert_eq!(words, expect, "{level}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 const ATOMICS: &str = "
 struct Totals { count: atomic<u32>, max: atomic<u32>, min: atomic<i32>, bins: array<atomic<u32>, 8> }
 @group(0) @binding(0) var<storage, read_write> t: Totals;

@@ -401,6 +401,9 @@ pub(crate) fn lowering(op: Opcode) -> Lowering {
         | O::SubgroupExclusiveOr
         | O::SubgroupExclusiveXor => Refused("subgroup operations (not written for LLVM yet)"),
         O::Call => Refused("calls that survive inlining"),
+        O::SpecConstant => {
+            Refused("specialization constants (SPIR-V only; give the value with --override)")
+        }
         O::Print => Refused("print"),
         O::Assert => Refused("assert"),
         O::Clock => Refused("clock"),

@@ -37,6 +37,7 @@ pub fn opcode_support(op: Opcode) -> Support {
         | Lowering::Image(_)
         | Lowering::Subgroup(_)
         | Lowering::Call
+        | Lowering::SpecConstant
         | Lowering::Terminator(_) => Support::Written,
     }
 }
@@ -384,6 +385,7 @@ impl Checker<'_> {
                         Lowering::Terminator(t) => crate::writer::can_hold_loop_merge(t),
                         Lowering::Refused(_)
                         | Lowering::Call
+                        | Lowering::SpecConstant
                         | Lowering::Arith(_)
                         | Lowering::Math(_)
                         | Lowering::Memory(_)
@@ -416,6 +418,14 @@ impl Checker<'_> {
         use Opcode::*;
         let op = data.opcode;
         match op {
+            SpecConstant => {
+                let default = data.args.first().map(|&a| func.dfg.value_def(a));
+                if let Some(oxir_ir::ValueDef::Const(c)) = default {
+                    if self.module.consts.get(c).kind == oxir_ir::ConstKind::Undef {
+                        return Err("`spec_constant` with an undefined default".into());
+                    }
+                }
+            }
             Select => {
                 if matches!(arg_ty(1), Some(TypeData::Pointer { .. })) {
                     return Err("`select` of pointers (variable pointers)".into());

@@ -204,6 +204,9 @@ pub enum TypeRule {
     NoValue,
     /// Special register of the given fixed type.
     SpecialRegister(RegisterType),
+    /// `spec_constant c: S, ID -> S`: a scalar module constant (the default) and one
+    /// literal, the specialization id; the result has the constant's type.
+    SpecConstant,
     /// `workgroup_uniform_load ptr<workgroup, T> -> T`.
     WorkgroupUniformLoad,
     /// Texture operations; the verifier checks the texture type and per-op operands.
@@ -448,6 +451,8 @@ pub enum OpFamily {
     Synchronisation,
     /// Reads of invocation, dispatch and rasteriser state.
     SpecialRegister,
+    /// `spec_constant`: values the pipeline sets when it is created.
+    Specialization,
     /// Texture sampling, loads, stores and queries.
     Texture,
     /// Screen-space derivatives (fragment only, convergent).
@@ -744,6 +749,12 @@ declare_ops! {
     BaseInstance = "base_instance", family: SpecialRegister, format: Plain, arity: Fixed(0), effect: Pure, convergent: false, foldable: false, rule: R::SpecialRegister(RegisterType::U32);
     SampleIndex = "sample_index", family: SpecialRegister, format: Plain, arity: Fixed(0), effect: Pure, convergent: false, foldable: false, rule: R::SpecialRegister(RegisterType::U32);
     PrimitiveId = "primitive_id", family: SpecialRegister, format: Plain, arity: Fixed(0), effect: Pure, convergent: false, foldable: false, rule: R::SpecialRegister(RegisterType::U32);
+    // --- specialization ------------------------------------------------------------------
+    /// A pipeline-overridable constant kept for the pipeline to set (a SPIR-V
+    /// specialization constant): `spec_constant DEFAULT, ID`, where DEFAULT is a scalar
+    /// module constant, the value when the pipeline sets none, and ID the specialization
+    /// id. Not foldable: its value is known only when the pipeline is created.
+    SpecConstant = "spec_constant", family: Specialization, format: Indices, arity: Fixed(1), effect: Pure, convergent: false, foldable: false, rule: R::SpecConstant;
     // --- textures ------------------------------------------------------------------------
     /// `texture_sample t, s, coord[, layer][, offset]` (implicit derivatives: fragment
     /// only). `offset`, on every sampling and gather op, is a constant `vec2<i32>` (2D) or

@@ -730,6 +730,28 @@ impl Checker<'_> {
                 RegisterType::Vec4F32 => self.types.vector(Scalar::F32, 4),
                 RegisterType::Bool => self.types.bool(),
             })),
+            TypeRule::SpecConstant => {
+                let Payload::Indices(indices) = &data.payload else {
+                    return Err("`spec_constant` needs its specialization id".into());
+                };
+                if indices.len() != 1 {
+                    return Err(format!(
+                        "`spec_constant` takes one specialization id, found {}",
+                        indices.len()
+                    ));
+                }
+                let default = self.operand(0)?;
+                if !default.is_constant {
+                    return Err("the default of `spec_constant` must be a module constant".into());
+                }
+                match self.data(default.ty)? {
+                    TypeData::Scalar(_) => Ok(Some(default.ty)),
+                    _ => Err(format!(
+                        "`spec_constant` of {}: specialization constants are scalars",
+                        self.name(default.ty)
+                    )),
+                }
+            }
             TypeRule::WorkgroupUniformLoad => {
                 let (space, pointee) = self.pointer(0)?;
                 if space != AddressSpace::Workgroup {

@@ -68,6 +68,7 @@ impl Writer<'_> {
             Lowering::Register(r) => self.register(&c, r),
             Lowering::Image(i) => self.image(f, &c, i),
             Lowering::Subgroup(s) => self.subgroup(&c, s),
+            Lowering::SpecConstant => self.spec_constant(f, &c),
             Lowering::Call => self.call(f, &c),
             Lowering::Terminator(_) => Err(format!("terminator `{op}` as an instruction").into()),
             Lowering::Refused(why) => Err(format!("{why} (`{op}`)").into()),

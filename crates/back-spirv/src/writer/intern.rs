@@ -196,10 +196,6 @@ impl Writer<'_> {
         self.declare(Op::Constant, Some(ty), vec![Operand::LiteralBit32(bits)])
     }
 
-    pub(super) fn constant_bit64(&mut self, ty: Word, bits: u64) -> Word {
-        self.declare(Op::Constant, Some(ty), vec![Operand::LiteralBit64(bits)])
-    }
-
     pub(super) fn constant_bool(&mut self, ty: Word, value: bool) -> Word {
         let op = if value {
             Op::ConstantTrue

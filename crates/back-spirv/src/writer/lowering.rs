@@ -35,6 +35,8 @@ pub(crate) enum Lowering {
     Terminator(TerminatorOp),
     /// `OpFunctionCall` of a kept callable (`functions.rs`).
     Call,
+    /// `spec_constant`: a decorated `OpSpecConstant` (`types.rs`).
+    SpecConstant,
     /// Not expressible in SPIR-V for Vulkan: the preflight refuses it with this reason.
     Refused(&'static str),
 }
@@ -199,6 +201,7 @@ pub(crate) fn lowering(op: Opcode) -> Lowering {
     use Lowering::{Arith, Image, Math, Memory, Refused, Terminator};
     use Opcode as O;
     match op {
+        O::SpecConstant => Lowering::SpecConstant,
         O::Add => Arith(ArithOp::Add),
         O::Sub => Arith(ArithOp::Sub),
         O::Mul => Arith(ArithOp::Mul),

@@ -173,24 +173,51 @@ impl Writer<'_> {
         let st = self.scalar_type(s)?;
         let scalar = match s.kind {
             ScalarKind::Bool => self.constant_bool(st, bits != 0),
-            _ if s.bits == 64 => self.constant_bit64(st, bits),
-            // Narrow signed literals are sign-extended to the word, unsigned and float
-            // ones zero-extended.
-            ScalarKind::Sint if s.bits < 32 => {
-                let shift = 64 - u32::from(s.bits);
-                self.constant_bit32(st, (((bits << shift) as i64) >> shift) as u32)
-            }
-            _ if s.bits < 32 => {
-                let mask = (1u64 << s.bits) - 1;
-                self.constant_bit32(st, (bits & mask) as u32)
-            }
-            _ => self.constant_bit32(st, bits as u32),
+            _ => self.declare(Op::Constant, Some(st), vec![scalar_literal(s, bits)]),
         };
         if n == 1 {
             return Ok(scalar);
         }
         let t = self.lanes_type(s, n)?;
         Ok(self.constant_composite(t, &vec![scalar; usize::from(n)]))
+    }
+
+    /// `spec_constant DEFAULT, ID`: an `OpSpecConstant` (`OpSpecConstantTrue` /
+    /// `False` for bool) decorated `SpecId ID`, one per id, and a copy of it where the
+    /// instruction stands.
+    pub(super) fn spec_constant(&mut self, f: &Function, c: &Operands) -> R<()> {
+        let data = f.dfg.inst(c.inst);
+        let (Payload::Indices(ids), Some(&default)) = (&data.payload, c.args.first()) else {
+            return Err("`spec_constant` without its id or default".into());
+        };
+        let (Some(&id), ValueDef::Const(k)) = (ids.first(), f.dfg.value_def(default)) else {
+            return Err("`spec_constant` whose default is not a constant".into());
+        };
+        let konst = self.m.consts.get(k);
+        let bits = match konst.kind {
+            ConstKind::Scalar(bits) => bits,
+            ConstKind::Zero => 0,
+            ConstKind::Composite(_) | ConstKind::Undef => {
+                return Err("`spec_constant` whose default is not a scalar value".into())
+            }
+        };
+        let s = self.scalar_of(konst.ty)?;
+        let st = self.scalar_type(s)?;
+        let (op, operands) = match s.kind {
+            ScalarKind::Bool if bits != 0 => (Op::SpecConstantTrue, vec![]),
+            ScalarKind::Bool => (Op::SpecConstantFalse, vec![]),
+            ScalarKind::Sint | ScalarKind::Uint | ScalarKind::Float => {
+                (Op::SpecConstant, vec![scalar_literal(s, bits)])
+            }
+        };
+        let spec = self.declare_decorated(
+            op,
+            Some(st),
+            operands,
+            vec![Deco::on_type(Decoration::SpecId, &[id])],
+        );
+        self.op(Op::CopyObject, Some(st), c.rid, vec![Operand::IdRef(spec)])?;
+        Ok(())
     }
 
     pub(super) fn float_bits(&self, ty: Type, x: f64) -> R<u64> {
@@ -358,5 +385,20 @@ impl Writer<'_> {
                 self.extension("SPV_KHR_16bit_storage");
             }
         }
+    }
+}
+
+/// The literal word(s) of a scalar constant with canonical `bits`: 64-bit scalars take
+/// two words; narrower signed ones are sign-extended to the word, unsigned and float ones
+/// zero-extended (the SPIR-V rule for literals narrower than a word).
+pub(super) fn scalar_literal(s: Scalar, bits: u64) -> Operand {
+    match s.kind {
+        _ if s.bits == 64 => Operand::LiteralBit64(bits),
+        ScalarKind::Sint if s.bits < 32 => {
+            let shift = 64 - u32::from(s.bits);
+            Operand::LiteralBit32((((bits << shift) as i64) >> shift) as u32)
+        }
+        _ if s.bits < 32 => Operand::LiteralBit32((bits & ((1u64 << s.bits) - 1)) as u32),
+        _ => Operand::LiteralBit32(bits as u32),
     }
 }

@@ -203,6 +203,9 @@ pub(crate) fn lowering(op: Opcode) -> Lowering {
         | Opcode::AtomicXor
         | Opcode::AtomicMin
         | Opcode::AtomicMax => R("atomics"),
+        Opcode::SpecConstant => {
+            R("specialization constants (SPIR-V only; give the value with --override)")
+        }
         Opcode::WorkgroupBarrier | Opcode::StorageBarrier | Opcode::WorkgroupUniformLoad => {
             R("compute synchronisation")
         }

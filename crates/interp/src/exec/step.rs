@@ -349,6 +349,8 @@ impl<'m> Machine<'m> {
             ExtractDynamic => Some(extract_dynamic(types, &cur)?),
             InsertDynamic => Some(insert_dynamic(&cur)),
             Shuffle => Some(shuffle(&cur)?),
+            // A module run as it is: the pipeline sets no specialization constant.
+            SpecConstant => Some(cur.arg(0).clone()),
             // --- memory -------------------------------------------------------------------
             Alloca => Some(self.alloca(group, inv, &cur)?),
             Load => {

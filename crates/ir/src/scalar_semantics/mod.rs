@@ -337,6 +337,7 @@ pub fn lane_op(op: Opcode) -> Option<LaneOp> {
         | WorkgroupBarrier
         | StorageBarrier
         | WorkgroupUniformLoad
+        | SpecConstant
         | ThreadId
         | WorkgroupId
         | DispatchId

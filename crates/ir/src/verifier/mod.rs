@@ -90,6 +90,8 @@
 //!       nearest strict dominator whose terminator is such a construct and whose merge does
 //!       not dominate the `break` (switches are skipped for `continue`). Breaks in
 //!       unreachable blocks get the weaker check of point 10.
+//! 12. **Specialization constants**: every `spec_constant` naming one id has the same
+//!     default ([`ErrorKind::ConflictingSpecConstant`]; `specialization.rs`).
 //!
 //! # What is not checked (yet)
 //!
@@ -117,6 +119,7 @@
 
 mod function_body;
 mod module_items;
+mod specialization;
 mod structure;
 #[cfg(test)]
 mod tests;
@@ -289,6 +292,8 @@ pub enum ErrorKind {
     BlockParamsNotAllowed,
     /// With `require_no_unstructured_control_flow`: a `cond_br` or `switch_br`.
     UnstructuredControlFlow,
+    /// Two `spec_constant`s with one specialization id and different defaults.
+    ConflictingSpecConstant,
 }
 
 impl ErrorKind {
@@ -329,6 +334,7 @@ impl ErrorKind {
             ErrorKind::UnreachableBlock => "unreachable-block",
             ErrorKind::BlockParamsNotAllowed => "block-params-not-allowed",
             ErrorKind::UnstructuredControlFlow => "unstructured-control-flow",
+            ErrorKind::ConflictingSpecConstant => "conflicting-spec-constant",
         }
     }
 }
@@ -423,6 +429,7 @@ pub fn verify_module(module: &Module, options: &VerifierOptions) -> VerifierRepo
     for func in module.functions.keys() {
         verifier.check_function(func);
     }
+    verifier.check_spec_constants();
     verifier.finish()
 }
 

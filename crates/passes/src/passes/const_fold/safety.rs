@@ -147,6 +147,7 @@ pub fn fold_rule(op: Opcode) -> FoldRule {
         | WorkgroupBarrier
         | StorageBarrier
         | WorkgroupUniformLoad
+        | SpecConstant
         | ThreadId
         | WorkgroupId
         | DispatchId

@@ -54,6 +54,7 @@ fn kernels(path: &Path) -> Vec<(String, oxir_ir::Module)> {
         }
         let options = LowerOptions {
             entry_point: Some(ep.name.clone()),
+            ..Default::default()
         };
         // Overrides at their defaults.
         let Ok(r) = oxir_naga::apply_overrides(&shader.module, &shader.info, None, &[], "k") else {

@@ -54,6 +54,7 @@ fn entry_points(path: &Path) -> Result<Vec<Entry>, String> {
     for ep in &shader.module.entry_points {
         let options = LowerOptions {
             entry_point: Some(ep.name.clone()),
+            ..Default::default()
         };
         // Overrides at their defaults, as `oxir compile` gives none.
         let module =

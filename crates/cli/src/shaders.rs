@@ -66,6 +66,14 @@ pub struct CompileArgs {
     /// bad values, an override set twice, or one without a default left unset: exit 1.
     #[arg(long = "override", value_name = "NAME=VALUE", value_parser = crate::args::parse_override)]
     pub overrides: Vec<oxir_driver::OverrideSetting>,
+    /// Keep the shader's overrides as specialization constants (`OpSpecConstant` with a
+    /// `SpecId`: the override's `@id`, else the lowest id no other takes, as `reflect`
+    /// lists) for the Vulkan pipeline to set; `--override` values become their defaults.
+    /// SPIR-V and oxir targets, shader input only. Refused (exit 1): an override with no
+    /// value, one initialised from other overrides and given none, a workgroup size or
+    /// an array length set by an override.
+    #[arg(long)]
+    pub spec_constants: bool,
 }
 
 /// What an input file holds.
@@ -155,7 +163,7 @@ fn report(path: &Path, text: &str, error: &Error) -> Failure {
             path.display()
         )),
         Error::OverridesOnModule => Failure::Usage(format!(
-            "{}: --override applies to shader input, not .oxir",
+            "{}: --override and --spec-constants apply to shader input, not .oxir",
             path.display()
         )),
         Error::NotAShader => Failure::Usage(format!(
@@ -223,6 +231,11 @@ pub fn compile(args: CompileArgs) -> Result<(), Failure> {
     if args.fast_math && opt_level == OptLevel::O0 {
         return Err(Failure::Usage("--fast-math applies with -O".into()));
     }
+    if args.spec_constants && !(spirv || args.target == TargetArg::Oxir) {
+        return Err(Failure::Usage(
+            "--spec-constants applies to --target spirv, spirv-asm and oxir".into(),
+        ));
+    }
     if args.target != TargetArg::Ptx && args.arch.is_some() {
         return Err(Failure::Usage("--arch applies to --target ptx".into()));
     }
@@ -237,6 +250,7 @@ pub fn compile(args: CompileArgs) -> Result<(), Failure> {
         debug_info: args.debug_info,
         fast_math: args.fast_math,
         overrides: args.overrides,
+        spec_constants: args.spec_constants,
     };
     let target = Target::from(args.target);
     let artifact = oxir_driver::compile(loaded.input(), target, &options)

@@ -72,6 +72,7 @@ fn check(case: &Case, dir: &Path, tally: &mut Tally, ints: Ints) {
     let text = std::fs::read_to_string(&case.file).unwrap();
     let options = oxir_naga::LowerOptions {
         entry_point: Some(case.entry.clone()),
+        ..Default::default()
     };
     let Ok(module) = oxir_naga::compile(source_of(&case.file, &text), file, &options) else {
         tally

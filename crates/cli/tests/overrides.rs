@@ -394,7 +394,7 @@ fn malformed_options_and_inputs_without_overrides_are_usage_errors() {
     assert_exit(
         &oxir(&["compile", &oxir_file, "--override", "a=1"]),
         2,
-        "--override applies to shader input",
+        "--override and --spec-constants apply to shader input",
     );
     let spv = shader("usage", "k.spv", "not read");
     assert_exit(

@@ -223,6 +223,7 @@ fn check(case: &Case, dir: &Path, tally: &mut Tally, ints: Ints) {
     let text = std::fs::read_to_string(&case.file).unwrap();
     let options = oxir_naga::LowerOptions {
         entry_point: Some(case.entry.clone()),
+        ..Default::default()
     };
     let module = match oxir_naga::compile(source_of(&case.file, &text), file, &options) {
         Ok(m) => m,

@@ -61,9 +61,9 @@ pub enum Error {
     /// shader input only.
     #[error("the entry-point filter applies to shader input, not to an oxir module")]
     EntryFilterOnModule,
-    /// Override values were given for oxir text or a built module; they apply to shader
-    /// input only.
-    #[error("override values apply to shader input, not to an oxir module")]
+    /// Override values, or keeping overrides as specialization constants, were asked of
+    /// oxir text or a built module; they apply to shader input only.
+    #[error("override values and --spec-constants apply to shader input, not to an oxir module")]
     OverridesOnModule,
     /// Reflection was asked of oxir text or a built module; it reads shaders only.
     #[error("reflection reads shaders (WGSL, GLSL, SPIR-V), not oxir modules")]

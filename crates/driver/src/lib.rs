@@ -162,6 +162,11 @@ pub struct CompileOptions {
     /// (`oxir_naga::apply_overrides`); overrides not given take their defaults. Shader
     /// input only.
     pub overrides: Vec<OverrideSetting>,
+    /// Keep the shader's overrides as specialization constants (`spec_constant`, SPIR-V
+    /// `OpSpecConstant` with `SpecId`) for the pipeline to set, with [`Self::overrides`]
+    /// as their defaults (`oxir_naga::plan_spec_constants`). Shader input only; the
+    /// LLVM and CSIR back-ends refuse such a module.
+    pub spec_constants: bool,
 }
 
 impl CompileOptions {
@@ -353,6 +358,22 @@ fn applied<'a>(
     })
 }
 
+/// `oxir_naga::plan_spec_constants`, its error rendered against the source.
+fn planned(
+    name: &str,
+    source: &oxir_naga::ShaderSource<'_>,
+    validated: &oxir_naga::Validated,
+    overrides: &[OverrideSetting],
+) -> Result<oxir_naga::SpecPlan, Error> {
+    oxir_naga::plan_spec_constants(&validated.module, overrides).map_err(|error| {
+        let error = error.located(source.text());
+        Error::Override {
+            rendered: error.render(name, source.text()),
+            error: Box::new(error),
+        }
+    })
+}
+
 /// Runs `work` (a whole [`compile`], [`load`] or [`reflect`]) with
 /// [`oxir_naga::STACK_BYTES`] of stack: the front-end's lowering, the verifier and the
 /// passes recurse once per level of nested control flow, as deep as the front-end's
@@ -423,7 +444,9 @@ fn load_verified<'a>(input: Input<'a>, options: &CompileOptions) -> Result<Cow<'
         Classified::OxirText(_) | Classified::Module(_) if options.entry_point.is_some() => {
             return Err(Error::EntryFilterOnModule)
         }
-        Classified::OxirText(_) | Classified::Module(_) if !options.overrides.is_empty() => {
+        Classified::OxirText(_) | Classified::Module(_)
+            if !options.overrides.is_empty() || options.spec_constants =>
+        {
             return Err(Error::OverridesOnModule)
         }
         Classified::OxirText(text) => {
@@ -447,22 +470,31 @@ fn lower_shader(
     let source = shader.naga_source();
     let validated = source.parse(name).map_err(Error::Frontend)?;
     let entry = options.entry_point.as_deref();
-    let resolved = applied(name, &source, &validated, entry, &options.overrides)?;
+    let (resolved, spec_constants) = if options.spec_constants {
+        let plan = planned(name, &source, &validated, &options.overrides)?;
+        (None, Some(plan))
+    } else {
+        let resolved = applied(name, &source, &validated, entry, &options.overrides)?;
+        (Some(resolved), None)
+    };
+    let (module, info) = match &resolved {
+        Some(resolved) => (&*resolved.module, &*resolved.info),
+        None => (&validated.module, &validated.info),
+    };
     let lower_options = LowerOptions {
         entry_point: options.entry_point.clone(),
+        spec_constants,
     };
-    oxir_naga::lower_with_options(&resolved.module, &resolved.info, &lower_options).map_err(
-        |error| match error {
-            LowerError::NoSuchEntryPoint { .. } => Error::NoSuchEntryPoint(error),
-            LowerError::Unsupported { .. } | LowerError::Internal { .. } => {
-                let error = error.located(source.text());
-                Error::Lower {
-                    rendered: error.render(name, source.text()),
-                    error,
-                }
+    oxir_naga::lower_with_options(module, info, &lower_options).map_err(|error| match error {
+        LowerError::NoSuchEntryPoint { .. } => Error::NoSuchEntryPoint(error),
+        LowerError::Unsupported { .. } | LowerError::Internal { .. } => {
+            let error = error.located(source.text());
+            Error::Lower {
+                rendered: error.render(name, source.text()),
+                error,
             }
-        },
-    )
+        }
+    })
 }
 
 /// The target's pipeline, then the back-end's preflight and writer.

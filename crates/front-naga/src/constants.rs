@@ -130,6 +130,8 @@ impl ModuleLowerer<'_> {
                 let ty = self.lower_type(ty).map_err(|e| e.or_span(span))?;
                 Some(self.out.const_zero(ty))
             }
+            // A kept override is a value the function computes (`spec_constant`).
+            Expression::Override(_) if self.spec_constants.is_some() => return Ok(None),
             Expression::Override(_) => {
                 return Err(LowerError::unsupported(
                     "pipeline-overridable constant",

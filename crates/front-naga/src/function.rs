@@ -163,6 +163,7 @@ impl<'a, 'n> FunctionLowerer<'a, 'n> {
                 }
             }
         }
+        self.spec_constants()?;
         let mut stores = Vec::new();
         for (handle, local) in self.function.local_variables.iter() {
             let span = self.function.local_variables.get_span(handle);
@@ -187,6 +188,41 @@ impl<'a, 'n> FunctionLowerer<'a, 'n> {
             self.ins(Opcode::Store, &[ptr, init], Payload::None, None)?;
         }
         Ok(())
+    }
+
+    /// `spec_constant DEFAULT, ID` for every override the function reads, when overrides
+    /// are kept ([`crate::SpecPlan`]).
+    fn spec_constants(&mut self) -> Result<()> {
+        let Some(plan) = self.m.spec_constants.clone() else {
+            return Ok(());
+        };
+        for (handle, expression) in self.function.expressions.iter() {
+            let Expression::Override(o) = *expression else {
+                continue;
+            };
+            let span = self.function.expressions.get_span(handle);
+            let (id, value) = plan
+                .get(o)
+                .ok_or_else(|| LowerError::internal("override missing from the plan", span))?;
+            let default = self.override_const(value);
+            let default = self.const_value(default);
+            let spec = self.op_indices(Opcode::SpecConstant, &[default], &[id])?;
+            self.values[handle.index()] = Some(spec);
+        }
+        Ok(())
+    }
+
+    /// The IR constant of an override's value.
+    fn override_const(&mut self, value: crate::OverrideValue) -> oxir_ir::Const {
+        use crate::OverrideValue as V;
+        let (scalar, bits) = match value {
+            V::Bool(b) => (Scalar::BOOL, u64::from(b)),
+            V::I32(i) => (Scalar::I32, i64::from(i) as u64),
+            V::U32(u) => (Scalar::U32, u64::from(u)),
+            V::F32(x) => (Scalar::F32, u64::from(x.to_bits())),
+            V::F16(x) => (Scalar::F16, u64::from(x.to_bits())),
+        };
+        self.m.out.const_scalar(scalar, bits)
     }
 
     /// The value of a bound entry input of oxir type `ty`.
@@ -538,6 +574,10 @@ impl<'a, 'n> FunctionLowerer<'a, 'n> {
                     | Expression::LocalVariable(_)
                     | Expression::GlobalVariable(_)
             ) {
+                continue;
+            }
+            // A kept override is read on function entry; otherwise `value_of` refuses it.
+            if let Expression::Override(_) = self.function.expressions[handle] {
                 continue;
             }
             let span = self.function.expressions.get_span(handle);

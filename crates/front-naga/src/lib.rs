@@ -87,6 +87,7 @@ pub mod overrides;
 mod packing;
 mod parse;
 pub mod reflect;
+pub mod spec_constants;
 mod statements;
 mod subgroups;
 mod types;
@@ -101,6 +102,7 @@ pub use overrides::{
 };
 pub use parse::{parse_glsl, parse_spirv, parse_wgsl, validate, validator, GlslStage, Validated};
 pub use reflect::reflect;
+pub use spec_constants::{plan_spec_constants, spec_ids, SpecPlan};
 
 /// A shader to read, with its language.
 #[derive(Copy, Clone, Debug)]
@@ -137,6 +139,25 @@ pub fn compile(
     options: &LowerOptions,
 ) -> Result<oxir_ir::Module, CompileError> {
     compile_with_overrides(source, path, options, &[])
+}
+
+/// [`compile`] with the shader's pipeline-overridable constants kept as specialization
+/// constants ([`plan_spec_constants`]): `settings` give their defaults.
+pub fn compile_with_spec_constants(
+    source: ShaderSource<'_>,
+    path: &str,
+    options: &LowerOptions,
+    settings: &[OverrideSetting],
+) -> Result<oxir_ir::Module, CompileError> {
+    let shader = source.parse(path)?;
+    let plan = plan_spec_constants(&shader.module, settings)
+        .map_err(|e| CompileError::Override(e.located(source.text())))?;
+    let options = LowerOptions {
+        spec_constants: Some(plan),
+        ..options.clone()
+    };
+    lower_with_options(&shader.module, &shader.info, &options)
+        .map_err(|e| CompileError::Lower(e.located(source.text())))
 }
 
 /// [`compile`] with values for the shader's pipeline-overridable constants

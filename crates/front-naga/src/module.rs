@@ -39,6 +39,10 @@ use std::collections::HashSet;
 pub struct LowerOptions {
     /// Lower only the entry point with this (naga) name; all of them when `None`.
     pub entry_point: Option<String>,
+    /// Keep the module's overrides as specialization constants (`spec_constant`), with
+    /// these ids and defaults, instead of refusing a module whose overrides were not
+    /// applied ([`crate::plan_spec_constants`]).
+    pub spec_constants: Option<crate::SpecPlan>,
 }
 
 /// The verifier options every lowered module satisfies: the defaults plus unique merge
@@ -78,6 +82,7 @@ pub fn lower_with_options(
         });
     }
     let mut lowerer = ModuleLowerer::new(module, info)?;
+    lowerer.spec_constants = options.spec_constants.clone();
     lowerer.run(&selected)?;
     let out = lowerer.out;
     if cfg!(debug_assertions) {
@@ -113,6 +118,8 @@ pub(crate) struct ModuleLowerer<'n> {
     pub global_consts: ConstCache,
     pub globals: Vec<Option<Global>>,
     pub functions: Vec<Option<Func>>,
+    /// Overrides kept as specialization constants, when they are.
+    pub spec_constants: Option<crate::SpecPlan>,
     global_names: Vec<String>,
     function_names: Vec<String>,
     entry_names: Vec<String>,
@@ -209,6 +216,7 @@ impl<'n> ModuleLowerer<'n> {
             global_consts: Vec::new(),
             globals: vec![None; naga.global_variables.len()],
             functions: vec![None; naga.functions.len()],
+            spec_constants: None,
             global_names,
             function_names,
             entry_names,

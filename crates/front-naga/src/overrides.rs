@@ -117,6 +117,16 @@ pub enum OverrideProblem {
     Missing { name: String },
     #[error("override `{name}` has type {ty}; oxir sets bool, i32, u32, f32 and f16 only")]
     UnsupportedType { name: String, ty: String },
+    #[error(
+        "override `{name}` is initialised from other overrides, and a specialization \
+         constant's default is one value: give it with --override {name}=VALUE"
+    )]
+    DerivedDefault { name: String },
+    #[error(
+        "the workgroup size of entry point `{entry}` is set by an override, which \
+         --spec-constants cannot keep: give its value with --override and drop --spec-constants"
+    )]
+    SpecWorkgroupSize { entry: String },
     #[error("naga could not apply the overrides: {message}")]
     Naga { message: String },
 }
@@ -146,7 +156,7 @@ pub struct OverrideError {
 }
 
 impl OverrideError {
-    fn new(problem: OverrideProblem, span: Span) -> Self {
+    pub(crate) fn new(problem: OverrideProblem, span: Span) -> Self {
         OverrideError {
             problem,
             span,
@@ -230,7 +240,7 @@ pub fn apply_overrides<'a>(
 }
 
 /// How messages name an override: its name, else `@id(N)`.
-fn label(o: &Override) -> String {
+pub(crate) fn label(o: &Override) -> String {
     match (&o.name, o.id) {
         (Some(name), _) => name.clone(),
         (None, Some(id)) => format!("@id({id})"),
@@ -265,13 +275,13 @@ fn find(module: &Module, key: &str) -> Option<Handle<Override>> {
 }
 
 /// A setting matched to its override, with the value read.
-struct Chosen {
-    handle: Handle<Override>,
+pub(crate) struct Chosen {
+    pub handle: Handle<Override>,
     key: String,
-    value: OverrideValue,
+    pub value: OverrideValue,
 }
 
-fn match_settings(
+pub(crate) fn match_settings(
     module: &Module,
     settings: &[OverrideSetting],
 ) -> Result<Vec<Chosen>, OverrideError> {
@@ -395,7 +405,7 @@ fn first_span(error: &naga::back::pipeline_constants::PipelineConstantError) -> 
 
 /// The value of global expression `expr` of `module`, through constants, when it is a
 /// literal of an override type.
-fn literal_value(module: &Module, expr: Handle<Expression>) -> Option<OverrideValue> {
+pub(crate) fn literal_value(module: &Module, expr: Handle<Expression>) -> Option<OverrideValue> {
     let mut handle = expr;
     for _ in 0..=module.constants.len() {
         let expression = module.global_expressions.try_get(handle).ok()?;

@@ -239,6 +239,13 @@ impl ModuleLowerer<'_> {
                 match size {
                     naga::ArraySize::Constant(n) => self.out.types.array(elem, n.get()),
                     naga::ArraySize::Dynamic => self.out.types.runtime_array(elem),
+                    naga::ArraySize::Pending(_) if self.spec_constants.is_some() => {
+                        return Err(LowerError::unsupported(
+                            "array sized by a pipeline-overridable constant kept as a \
+                             specialization constant",
+                            span,
+                        ))
+                    }
                     naga::ArraySize::Pending(_) => match size.resolve(self.naga.to_ctx()) {
                         Ok(naga::proc::IndexableLength::Known(n)) => self.out.types.array(elem, n),
                         Ok(naga::proc::IndexableLength::Dynamic) | Err(_) => {

@@ -70,6 +70,7 @@ pub fn entries(files: &[PathBuf]) -> Vec<Entry> {
             }
             let options = LowerOptions {
                 entry_point: Some(ep.name.clone()),
+                ..Default::default()
             };
             // Overrides at their defaults.
             let Ok(r) = oxir_naga::apply_overrides(&shader.module, &shader.info, None, &[], "s")

@@ -12,8 +12,11 @@
 //!   interpreter, so both engines print the same lines for the same arguments. A binding
 //!   the SPIR-V pipeline removed (unused) is not bound and is printed unchanged.
 //! - A `.spv` INPUT (by extension, or by the SPIR-V magic number) runs as it is; its
-//!   bindings and their minimum sizes come from `oxir_vulkan::reflect`. `-O`,
-//!   `--stage` and `--override` do not apply to it.
+//!   bindings and their minimum sizes come from `oxir_vulkan::reflect`. `-O` and
+//!   `--stage` do not apply to it; `--override ID=VALUE` sets its specialization
+//!   constant `SpecId ID` when the pipeline is created (`oxir compile --spec-constants`
+//!   keeps a shader's overrides as such), VALUE read by the constant's type; an unknown
+//!   id, a bad value, an id set twice or one the workgroup size reads exits 1.
 //! - Textures and samplers as `run_textures` describes (the same sizes, the same zero or
 //!   seeded texels (`run_texdata`) and nearest / clamp-to-edge samplers as the
 //!   interpreter); each storage texture's texels
@@ -54,16 +57,24 @@ pub fn run(args: RunArgs) -> Result<(), Failure> {
             .map(|b| oxir_vulkan::reflect::has_magic(&b))
             .unwrap_or(false);
 
+    let mut specialization = oxir_vulkan::Specialization::default();
     let (words, slots, tex_slots, entry) = if is_spv {
-        if args.opt.is_some() || args.stage.is_some() || !args.overrides.is_empty() {
+        if args.opt.is_some() || args.stage.is_some() {
             return Err(usage(
-                "-O, --stage and --override do not apply to a .spv input with --engine vulkan (its bytes run as they are)",
+                "-O and --stage do not apply to a .spv input with --engine vulkan (its bytes run as they are)",
             ));
         }
         let bytes =
             std::fs::read(&args.input).map_err(|e| usage(format!("cannot read {name}: {e}")))?;
         let words = oxir_vulkan::words_from_bytes(&bytes).map_err(|e| rejected(&name, e))?;
         let interface = oxir_vulkan::reflect(&words).map_err(|e| rejected(&name, e))?;
+        let settings: Vec<(String, String)> = args
+            .overrides
+            .iter()
+            .map(|s| (s.key.clone(), s.value.clone()))
+            .collect();
+        specialization = oxir_vulkan::Specialization::parse(&settings, &interface.spec_constants)
+            .map_err(|e| rejected(&name, e))?;
         let entry = interface
             .compute_entry(args.entry.as_deref())
             .map_err(|e| rejected(&name, e))?
@@ -131,8 +142,16 @@ pub fn run(args: RunArgs) -> Result<(), Failure> {
     let extents =
         crate::run_textures::extents(&request.textures, &tex_slots, request.buffer_cap, &name)?;
     let data = bound_data(&interface, &buffers, &extents, &tex_slots, &name)?;
-    let out = oxir_vulkan::run_compute(&words, &interface, &entry, request.groups, &data, &device)
-        .map_err(|e| rejected(&name, e))?;
+    let out = oxir_vulkan::run_compute_specialized(
+        &words,
+        &interface,
+        &entry,
+        request.groups,
+        &data,
+        &device,
+        &specialization,
+    )
+    .map_err(|e| rejected(&name, e))?;
     let mut read_back = BTreeMap::new();
     for (d, bytes) in data.iter().zip(out) {
         if d.kind.is_buffer() {

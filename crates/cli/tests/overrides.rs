@@ -251,11 +251,11 @@ fn reflect_lists_the_overrides() {
     let json = stdout(&out);
     assert!(json.contains("\"workgroup_size\": [4, 1, 1]"), "{json}");
     let want = r#"  "overrides": [
-    {"name": "bias", "id": 7, "type": "u32", "default": 3, "value": 0},
-    {"name": "scale", "id": null, "type": "f32", "default": 1.5, "value": 1.5},
-    {"name": "negate", "id": null, "type": "bool", "default": true, "value": true},
-    {"name": "wg", "id": null, "type": "u32", "default": 8, "value": 4},
-    {"name": "lanes", "id": null, "type": "u32", "default": 16, "value": 8}
+    {"name": "bias", "id": 7, "spec_id": 7, "type": "u32", "default": 3, "value": 0},
+    {"name": "scale", "id": null, "spec_id": 0, "type": "f32", "default": 1.5, "value": 1.5},
+    {"name": "negate", "id": null, "spec_id": 1, "type": "bool", "default": true, "value": true},
+    {"name": "wg", "id": null, "spec_id": 2, "type": "u32", "default": 8, "value": 4},
+    {"name": "lanes", "id": null, "spec_id": 3, "type": "u32", "default": 16, "value": 8}
   ]
 }
 "#;
@@ -276,7 +276,7 @@ fn reflect_lists_the_overrides() {
     let json = stdout(&out);
     assert!(json.contains("\"workgroup_size\": [3, 1, 1]"), "{json}");
     assert!(
-        json.contains(r#"{"name": "n", "id": null, "type": "u32", "default": null, "value": 3}"#),
+        json.contains(r#"{"name": "n", "id": null, "spec_id": 0, "type": "u32", "default": null, "value": 3}"#),
         "{json}"
     );
 }
@@ -398,17 +398,8 @@ fn malformed_options_and_inputs_without_overrides_are_usage_errors() {
     );
     let spv = shader("usage", "k.spv", "not read");
     assert_exit(
-        &oxir(&[
-            "run",
-            &spv,
-            "--dispatch",
-            "1",
-            "--engine",
-            "vulkan",
-            "--override",
-            "a=1",
-        ]),
+        &oxir(&["run", &spv, "--dispatch", "1", "--engine", "vulkan", "-O"]),
         2,
-        "--override do not apply to a .spv input",
+        "-O and --stage do not apply to a .spv input",
     );
 }

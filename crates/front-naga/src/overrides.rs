@@ -74,6 +74,9 @@ pub struct OverrideInfo {
     pub name: Option<String>,
     /// The `@id`, when it has one.
     pub id: Option<u16>,
+    /// The `SpecId` `--spec-constants` gives it: the `@id`, else the lowest free id
+    /// ([`crate::spec_ids`]).
+    pub spec_id: u32,
     /// `bool`, `i32`, `u32`, `f32` or `f16`.
     #[serde(rename = "type")]
     pub ty: String,
@@ -438,10 +441,12 @@ fn describe(
     path: &str,
 ) -> Vec<OverrideInfo> {
     let mut defaults_run: Option<Option<Processed<'_>>> = None;
+    let spec_ids = crate::spec_ids(module);
     module
         .overrides
         .iter()
-        .map(|(handle, o)| {
+        .zip(spec_ids)
+        .map(|((handle, o), spec_id)| {
             let default = o.init.and_then(|init| {
                 literal_value(module, init).or_else(|| {
                     let run = defaults_run
@@ -458,6 +463,7 @@ fn describe(
             OverrideInfo {
                 name: o.name.clone(),
                 id: o.id,
+                spec_id,
                 ty: override_type(module, o)
                     .map_or_else(|_| "?".to_string(), |t| t.name().to_string()),
                 default,

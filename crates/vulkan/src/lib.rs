@@ -48,12 +48,14 @@
 pub mod images;
 pub mod reflect;
 mod runner;
+pub mod specialization;
 
 pub use reflect::{
     reflect, words_from_bytes, ChannelKind, DescriptorKind, ImageInfo, Interface, ReflectError,
 };
 pub use rspirv::spirv::{Dim, ImageFormat};
-pub use runner::{list_devices, run_compute};
+pub use runner::{list_devices, run_compute, run_compute_specialized};
+pub use specialization::{SpecType, Specialization};
 
 /// One binding of a dispatch: where it goes, what kind, and its initial bytes.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -112,6 +112,9 @@ pub struct EntryPoint {
     /// specialization constants at their defaults. `None` when it is not a constant this
     /// reflection can read (or the entry point is not a compute one).
     pub local_size: Option<[u32; 3]>,
+    /// The `SpecId`s of the specialization constants the workgroup size reads (through
+    /// `LocalSizeId` or the `WorkgroupSize` built-in).
+    pub size_spec_ids: Vec<u32>,
 }
 
 /// What a texel's channels hold, from the image's sampled type.
@@ -165,6 +168,8 @@ pub struct Interface {
     pub bindings: BTreeMap<(u32, u32), Binding>,
     /// Whether the module declares a `PushConstant` variable.
     pub push_constants: bool,
+    /// The settable specialization constants (scalars decorated `SpecId`), by id.
+    pub spec_constants: BTreeMap<u32, crate::SpecType>,
 }
 
 impl Interface {
@@ -735,7 +740,10 @@ pub fn reflect(words: &[u32]) -> Result<Interface, ReflectError> {
         r.types.insert(result, ty);
     }
 
-    let mut interface = Interface::default();
+    let mut interface = Interface {
+        spec_constants: crate::specialization::spec_constants(&module)?,
+        ..Interface::default()
+    };
     for inst in &module.entry_points {
         let model = match operand(inst, 0)? {
             Operand::ExecutionModel(m) => *m,
@@ -747,6 +755,7 @@ pub fn reflect(words: &[u32]) -> Result<Interface, ReflectError> {
             other => return Err(malformed(format!("OpEntryPoint name: {other:?}"))),
         };
         let mut local_size = None;
+        let mut size_ids: Vec<u32> = Vec::new();
         for mode in &module.execution_modes {
             if mode.operands.first() != Some(&Operand::IdRef(function)) {
                 continue;
@@ -759,6 +768,7 @@ pub fn reflect(words: &[u32]) -> Result<Interface, ReflectError> {
                     }
                 }
                 Some(Operand::ExecutionMode(ExecutionMode::LocalSizeId)) => {
+                    size_ids.extend(literals(&mode.operands[2..]));
                     let v: Vec<u32> = literals(&mode.operands[2..])
                         .iter()
                         .filter_map(|i| r.constants.get(i).map(|c| *c as u32))
@@ -773,11 +783,18 @@ pub fn reflect(words: &[u32]) -> Result<Interface, ReflectError> {
         if let Some(id) = workgroup_size_id {
             // The built-in takes precedence over `LocalSize` (SPIR-V 3.21, `WorkgroupSize`).
             local_size = constant_vec3(&r.constants, composites.get(&id));
+            size_ids.push(id);
+            size_ids.extend(composites.get(&id).into_iter().flatten());
         }
+        let size_spec_ids = size_ids
+            .iter()
+            .filter_map(|&i| r.decoration(i, Decoration::SpecId)?.first().copied())
+            .collect();
         interface.entry_points.push(EntryPoint {
             name,
             model,
             local_size,
+            size_spec_ids,
         });
     }
 

@@ -8,7 +8,7 @@
 
 use crate::images;
 use crate::reflect::{DescriptorKind, Interface};
-use crate::{BindingData, DeviceInfo, DeviceSelector, Error};
+use crate::{BindingData, DeviceInfo, DeviceSelector, Error, Specialization};
 use ash::vk;
 use std::ffi::CString;
 
@@ -573,10 +573,36 @@ pub fn run_compute(
     bindings: &[BindingData],
     device: &DeviceSelector,
 ) -> Result<Vec<Vec<u8>>, Error> {
-    let local_size = interface
+    let none = Specialization::default();
+    run_compute_specialized(words, interface, entry, workgroups, bindings, device, &none)
+}
+
+/// [`run_compute`] with the pipeline's specialization constants set to `specialization`
+/// (those not set keep their defaults). A constant the workgroup size reads cannot be
+/// set: the size is checked against the device's limits before the pipeline exists.
+pub fn run_compute_specialized(
+    words: &[u32],
+    interface: &Interface,
+    entry: &str,
+    workgroups: [u32; 3],
+    bindings: &[BindingData],
+    device: &DeviceSelector,
+    specialization: &Specialization,
+) -> Result<Vec<Vec<u8>>, Error> {
+    let entry_point = interface
         .compute_entry(Some(entry))
-        .map_err(Error::Interface)?
-        .local_size;
+        .map_err(Error::Interface)?;
+    let local_size = entry_point.local_size;
+    if let Some((id, _)) = specialization
+        .values
+        .iter()
+        .find(|(id, _)| entry_point.size_spec_ids.contains(id))
+    {
+        return Err(Error::Interface(format!(
+            "SpecId {id} sets the workgroup size of `{entry}`, which the runner checks against \
+             the device's limits at its default: it cannot be set"
+        )));
+    }
     if interface.push_constants {
         return Err(Error::PushConstants);
     }
@@ -841,10 +867,15 @@ pub fn run_compute(
     // SAFETY: `words` is a SPIR-V binary that `reflect` parsed (framing checked).
     s.shader = unsafe { d.create_shader_module(&shader_info, None) }
         .map_err(vk_err("vkCreateShaderModule"))?;
+    let (map_entries, spec_data) = specialization.layout();
+    let spec_info = vk::SpecializationInfo::default()
+        .map_entries(&map_entries)
+        .data(&spec_data);
     let stage = vk::PipelineShaderStageCreateInfo::default()
         .stage(vk::ShaderStageFlags::COMPUTE)
         .module(s.shader)
-        .name(&cname);
+        .name(&cname)
+        .specialization_info(&spec_info);
     let pipeline_info = [vk::ComputePipelineCreateInfo::default()
         .stage(stage)
         .layout(s.pipeline_layout)];

@@ -276,7 +276,9 @@ fn reflect_lists_the_overrides() {
     let json = stdout(&out);
     assert!(json.contains("\"workgroup_size\": [3, 1, 1]"), "{json}");
     assert!(
-        json.contains(r#"{"name": "n", "id": null, "spec_id": 0, "type": "u32", "default": null, "value": 3}"#),
+        json.contains(
+            r#"{"name": "n", "id": null, "spec_id": 0, "type": "u32", "default": null, "value": 3}"#
+        ),
         "{json}"
     );
 }

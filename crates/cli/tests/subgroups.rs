@@ -166,6 +166,30 @@ fn the_interpreter_option_is_refused_on_vulkan() {
     assert_exit(&out, 2, "--subgroup-size is an interpreter option");
 }
 
+/// naga's SPIR-V (1.3) of [`SHADER`], written to a temporary `.spv`.
+fn naga_spirv() -> std::path::PathBuf {
+    let text = std::fs::read_to_string(path(SHADER)).unwrap();
+    let module = naga::front::wgsl::parse_str(&text).expect("naga parses the shader");
+    let info = naga::valid::Validator::new(
+        naga::valid::ValidationFlags::all(),
+        naga::valid::Capabilities::all(),
+    )
+    .subgroup_stages(naga::valid::ShaderStages::COMPUTE)
+    .subgroup_operations(naga::valid::SubgroupOperationSet::all())
+    .validate(&module)
+    .expect("naga validates the shader");
+    let options = naga::back::spv::Options {
+        lang_version: (1, 3),
+        flags: naga::back::spv::WriterFlags::empty(),
+        ..Default::default()
+    };
+    let words = naga::back::spv::write_vec(&module, &info, &options, None).expect("naga writes");
+    let file = std::env::temp_dir().join(format!("oxir-subgroups-naga-{}.spv", std::process::id()));
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    std::fs::write(&file, bytes).unwrap();
+    file
+}
+
 /// The device's subgroup size, `None` (skip) without Vulkan unless it is required.
 fn device_subgroup_size() -> Option<u32> {
     let why = match oxir_vulkan::list_devices() {
@@ -210,6 +234,25 @@ fn vulkan_agrees_with_the_interpreter_at_the_device_subgroup_size() {
     ]);
     assert_exit(&interp, 0, "");
     assert_eq!(stdout(&vulkan), stdout(&interp), "subgroup size {size}");
+    // naga's own SPIR-V of the same shader, on the same device.
+    let naga_spv = naga_spirv();
+    let naga_run = oxir(&[
+        "run",
+        naga_spv.to_str().unwrap(),
+        "--dispatch",
+        "2",
+        "--engine",
+        "vulkan",
+        "--device",
+        "0",
+    ]);
+    assert_exit(&naga_run, 0, "");
+    assert_eq!(
+        stdout(&naga_run),
+        stdout(&vulkan),
+        "naga's SPIR-V on the device"
+    );
+    let _ = std::fs::remove_file(&naga_spv);
     if size != 32 {
         // The interpreter's default size gives other bytes: the comparison can fail.
         let default = oxir(&["run", &path(SHADER), "--dispatch", "2"]);

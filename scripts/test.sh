@@ -81,6 +81,8 @@ cargo clippy --workspace --all-targets --features oxir-ir/random -- -D warnings
 # wherever it needs a decision (docs/adding-an-opcode.md).
 python3 scripts/opcode_wildcards.py
 cargo build --workspace --all-targets
+# The fuzz targets live outside the workspace (cargo-fuzz's own); check they still build.
+cargo check -q --manifest-path fuzz/Cargo.toml --bins --target-dir target/fuzz-check
 cargo test --workspace
 # The bundled example, exactly as the README runs it.
 cargo run -q -p oxir -- verify examples/clamp_scale.oxir --require all --print structured >/dev/null

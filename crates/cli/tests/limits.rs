@@ -280,7 +280,7 @@ fn with_local_size(bytes: &[u8], size: [u32; 3]) -> Vec<u8> {
 }
 
 #[test]
-fn vulkan_runner_checks_the_device_workgroup_limits() {
+fn vulkan_runner_checks_the_device_limits() {
     let wgsl = write(
         "device",
         "wg64.wgsl",
@@ -298,7 +298,7 @@ fn vulkan_runner_checks_the_device_workgroup_limits() {
             panic!("Vulkan is required but the run failed: {}", stderr(&probe));
         }
         eprintln!(
-            "SKIPPED vulkan_runner_checks_the_device_workgroup_limits: {}",
+            "SKIPPED vulkan_runner_checks_the_device_limits: {}",
             stderr(&probe)
         );
         return;
@@ -321,6 +321,54 @@ fn vulkan_runner_checks_the_device_workgroup_limits() {
             &["big.spv", limit],
         );
     }
+    // Private and function variables over OXIR_VULKAN_MAX_PRIVATE_BYTES (default 64 KiB):
+    // a 16 MiB private array used to crash lavapipe, a 1 MiB one to run for minutes.
+    let private = |words: u32| {
+        format!(
+            "var<private> big: array<u32, {words}>;\n\
+             @group(0) @binding(0) var<storage, read_write> out: array<u32, 4>;\n\
+             @compute @workgroup_size(1) fn main() {{\n\
+             var local: array<u32, 4>;\n\
+             local[out[3] % 4u] = 1u;\n\
+             big[out[1] % {words}u] = local[0];\n\
+             out[0] = big[out[2] % {words}u];\n}}\n"
+        )
+    };
+    let huge = write("device", "private16m.wgsl", &private(4 << 20));
+    let run = [
+        "run",
+        huge.as_str(),
+        "--dispatch",
+        "1",
+        "--engine",
+        "vulkan",
+    ];
+    assert_refused(
+        bounded(&run),
+        &[
+            "private16m.wgsl",
+            "at least 16777232 bytes per invocation",
+            "limit of 65536 (OXIR_VULKAN_MAX_PRIVATE_BYTES)",
+        ],
+    );
+    // The limit is configurable, and the function variable counts: 64 + 16 bytes.
+    let small = write("device", "private64.wgsl", &private(16));
+    let run = [
+        "run",
+        small.as_str(),
+        "--dispatch",
+        "1",
+        "--engine",
+        "vulkan",
+    ];
+    assert_refused(
+        bounded_with(&[("OXIR_VULKAN_MAX_PRIVATE_BYTES", "79")], &run),
+        &["at least 80 bytes", "limit of 79"],
+    );
+    assert_runs(bounded_with(
+        &[("OXIR_VULKAN_MAX_PRIVATE_BYTES", "80")],
+        &run,
+    ));
 }
 
 #[test]

@@ -180,6 +180,12 @@ pub enum Error {
     },
     #[error("the dispatch did not finish within {0} ms (OXIR_VULKAN_TIMEOUT_MS)")]
     Timeout(u64),
+    #[error(
+        "the module's private and function variables take at least {bytes} bytes per \
+         invocation, more than the runner's limit of {limit} (OXIR_VULKAN_MAX_PRIVATE_BYTES): \
+         drivers such as lavapipe hang or crash on large private arrays"
+    )]
+    PrivateMemory { bytes: u64, limit: u64 },
     #[error("the device was lost during the dispatch (a crash or hang in the shader?)")]
     DeviceLost,
     #[error("unsupported: {0}")]

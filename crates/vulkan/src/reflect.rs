@@ -170,6 +170,10 @@ pub struct Interface {
     pub push_constants: bool,
     /// The settable specialization constants (scalars decorated `SpecId`), by id.
     pub spec_constants: BTreeMap<u32, crate::SpecType>,
+    /// The bytes of the module's `Private` and `Function` variables: at least what one
+    /// invocation holds (natural sizes, no padding; array lengths at their defaults), so
+    /// the runner can refuse what a driver would choke on.
+    pub invocation_memory: u64,
 }
 
 impl Interface {
@@ -408,6 +412,38 @@ struct Extent {
 }
 
 impl Reflector {
+    /// The natural size of type `id` in bytes (saturating; 0 for what has no size, such
+    /// as an unknown id, a runtime array or a type nested deeper than 64 levels).
+    fn natural_size(&self, id: u32, depth: u32) -> u64 {
+        if depth > 64 {
+            return 0;
+        }
+        let size = |t: u32| self.natural_size(t, depth + 1);
+        match self.types.get(&id) {
+            Some(Ty::Scalar(bits)) => u64::from(*bits / 8),
+            Some(Ty::Vector(elem, n) | Ty::Matrix(elem, n)) => {
+                size(*elem).saturating_mul(u64::from(*n))
+            }
+            Some(Ty::Array(elem, len)) => {
+                let len = self.constants.get(len).copied().unwrap_or(0);
+                size(*elem).saturating_mul(len)
+            }
+            Some(Ty::Struct(members)) => members
+                .iter()
+                .fold(0u64, |sum, m| sum.saturating_add(size(*m))),
+            Some(
+                Ty::RuntimeArray(_)
+                | Ty::Pointer(_)
+                | Ty::Image(_)
+                | Ty::Sampler
+                | Ty::SampledImage(_)
+                | Ty::Opaque(_)
+                | Ty::Other,
+            )
+            | None => 0,
+        }
+    }
+
     fn ty(&self, id: u32) -> Result<&Ty, ReflectError> {
         self.types
             .get(&id)
@@ -798,6 +834,26 @@ pub fn reflect(words: &[u32]) -> Result<Interface, ReflectError> {
         });
     }
 
+    let function_variables = module
+        .functions
+        .iter()
+        .flat_map(|f| f.blocks.iter())
+        .flat_map(|b| b.instructions.iter())
+        .filter(|i| i.class.opcode == Op::Variable);
+    for var in variables.iter().copied().chain(function_variables) {
+        let private = matches!(
+            var.operands.first(),
+            Some(Operand::StorageClass(
+                StorageClass::Private | StorageClass::Function
+            ))
+        );
+        if let (true, Some(Ty::Pointer(pointee))) =
+            (private, var.result_type.and_then(|t| r.types.get(&t)))
+        {
+            let bytes = r.natural_size(*pointee, 0);
+            interface.invocation_memory = interface.invocation_memory.saturating_add(bytes);
+        }
+    }
     let compared = comparison_samplers(&module);
     for var in variables {
         let result = var.result_id.unwrap_or(0);

@@ -532,6 +532,15 @@ pub fn list_devices() -> Result<Vec<DeviceInfo>, Error> {
     Ok(session.devices()?.into_iter().map(|(_, i)| i).collect())
 }
 
+/// The most bytes of private and function variables per invocation the runner hands to a
+/// driver: `OXIR_VULKAN_MAX_PRIVATE_BYTES`, default 64 KiB.
+fn max_private_bytes() -> u64 {
+    std::env::var("OXIR_VULKAN_MAX_PRIVATE_BYTES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(64 * 1024)
+}
+
 fn timeout_ms() -> u64 {
     std::env::var("OXIR_VULKAN_TIMEOUT_MS")
         .ok()
@@ -605,6 +614,13 @@ pub fn run_compute_specialized(
     }
     if interface.push_constants {
         return Err(Error::PushConstants);
+    }
+    let limit = max_private_bytes();
+    if interface.invocation_memory > limit {
+        return Err(Error::PrivateMemory {
+            bytes: interface.invocation_memory,
+            limit,
+        });
     }
     for (key, b) in &interface.bindings {
         match bindings.iter().find(|d| (d.set, d.binding) == *key) {

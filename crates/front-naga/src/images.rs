@@ -202,6 +202,7 @@ impl FunctionLowerer<'_, '_> {
         array_index: Option<Handle<Expression>>,
         level_or_sample: Option<Handle<Expression>>,
     ) -> Result<Value> {
+        self.refuse_cube(image, "load")?;
         let mut args = self.texture_operands(image, None, coordinate, array_index)?;
         if let Some(extra) = level_or_sample {
             args.push(self.value_of(extra)?);
@@ -216,10 +217,26 @@ impl FunctionLowerer<'_, '_> {
         array_index: Option<Handle<Expression>>,
         value: Handle<Expression>,
     ) -> Result<()> {
+        self.refuse_cube(image, "store")?;
         let mut args = self.texture_operands(image, None, coordinate, array_index)?;
         args.push(self.value_of(value)?);
         self.ins(Opcode::TextureStore, &args, Payload::None, None)
             .map(drop)
+    }
+
+    /// Texel loads and stores address 1D, 2D and 3D textures only (WGSL has none of a
+    /// cube; SPIR-V reads and writes of a cube storage image are refused).
+    fn refuse_cube(&self, image: Handle<Expression>, what: &str) -> Result<()> {
+        match *self.naga_type(image) {
+            naga::TypeInner::Image {
+                dim: naga::ImageDimension::Cube,
+                ..
+            } => Err(LowerError::unsupported(
+                format!("texel {what} of a cube texture"),
+                self.function.expressions.get_span(image),
+            )),
+            _ => Ok(()),
+        }
     }
 
     pub(crate) fn lower_image_query(

@@ -1152,6 +1152,10 @@ impl Checker<'_> {
                     sampled_result(self)
                 }))
             }
+            TextureOp::Load | TextureOp::Store if shape.dim == TextureDim::Cube => Err(format!(
+                "`{}` of a cube texture (texel loads and stores address 1D, 2D and 3D ones)",
+                self.op
+            )),
             TextureOp::Load => {
                 let extra = usize::from(sampled_kind.is_some());
                 expect_count(self, 2 + layer + extra)?;

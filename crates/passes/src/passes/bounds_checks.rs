@@ -52,8 +52,8 @@
 //! needs a check makes the pass refuse the whole module, untouched (a `cond_br` cannot
 //! be placed inside a structured construct's blocks).
 //!
-//! **What it does not do.** The coordinate of a cube `texture_load` (no front-end makes
-//! one) is not checked; sampling is not (it clamps or wraps by itself). A checked pointer passed to a call or through a block parameter or `select` is
+//! **What it does not do.** Sampling is not checked (it clamps or wraps by itself; a
+//! cube texture has no `texture_load` or `texture_store`: the type rules refuse them). A checked pointer passed to a call or through a block parameter or `select` is
 //! clamped but its uses there are not guarded. Bytes past a fixed-size binding that is
 //! bound to a shorter buffer are not the pass's concern (the runner checks buffer sizes).
 //!

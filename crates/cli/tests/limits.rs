@@ -411,6 +411,27 @@ fn interpreter_variable_memory_is_budgeted() {
         ]),
         &["workgroup global @tile", "268435456 bytes"],
     );
+    // A whole-array load builds one value: 2^25 elements of 48-byte values is past the
+    // 1 GiB default before anything is allocated; a 1024-element copy runs.
+    let copy = |words: u32| {
+        format!(
+            "@group(0) @binding(0) var<storage, read_write> out: array<u32>;\n\
+             var<private> big: array<u32, {words}>;\n\
+             @compute @workgroup_size(1) fn main() {{\n\
+             big[3] = 9u; let whole = big; out[0] = whole[out[1] % {words}u];\n}}\n"
+        )
+    };
+    let huge = write("memory", "copy.wgsl", &copy(1 << 25));
+    assert_refused(
+        bounded(&["run", &huge, "--dispatch", "1"]),
+        &[
+            "copy.wgsl",
+            "array<u32, 33554432>, built whole",
+            "1073741824 bytes",
+        ],
+    );
+    let small = write("memory", "copy_small.wgsl", &copy(1024));
+    assert_runs(bounded(&["run", &small, "--dispatch", "1"]));
 }
 
 /// 30 levels of `f_i(x) = f_{i-1}(x) + f_{i-1}(x)` under a kernel.

@@ -123,6 +123,7 @@ mod memory;
 mod special;
 pub mod texture;
 pub mod value;
+mod value_budget;
 
 pub use error::{Error, ErrorKind, Location, MemoryOp};
 use exec::{Machine, Regs, Status};
@@ -206,11 +207,10 @@ fn require_valid(module: &Module, options: &Options) -> Result<(), Error> {
     }
     let report =
         oxir_ir::verifier::verify_module(module, &oxir_ir::verifier::VerifierOptions::default());
-    if report.succeeded() {
-        Ok(())
-    } else {
-        Err(ErrorKind::InvalidModule(report.to_string()).into())
+    if !report.succeeded() {
+        return Err(ErrorKind::InvalidModule(report.to_string()).into());
     }
+    value_budget::check(module, options.max_memory_bytes).map_err(Error::from)
 }
 
 /// What a run reports besides its buffers.

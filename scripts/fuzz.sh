@@ -3,7 +3,7 @@
 #
 #   scripts/fuzz.sh TARGET SECONDS
 #
-# TARGET: text_verify, passes, wgsl, glsl, spirv, differential (`cargo fuzz list` in fuzz/).
+# TARGET: text_verify, passes, wgsl, glsl, spirv, csi, differential (`cargo fuzz list` in fuzz/).
 # Installs cargo-fuzz when it is missing, seeds fuzz/corpus/TARGET from the project's own
 # files (and from the shader corpus named by OXIR_CORPUS_DIR, when set and present), runs
 # with a 10 s per-input timeout and a 2 GiB memory limit, and prints the executions and

@@ -5,14 +5,17 @@
 
 Sources: tests/filetests and examples (oxir text; a pass fixture's input is the part
 before `; output:`), tests/shaders and examples (WGSL and GLSL), generator seeds for the
-module targets, and, when OXIR_CORPUS_DIR names a directory, the shader corpus in it (read
+module targets, CSI files compiled from the vertex and fragment shaders (csi), and, when OXIR_CORPUS_DIR names a directory, the shader corpus in it (read
 at run time: nothing from it is ever added to the repository). Seeds are named by their
 content hash, so running this again adds nothing new.
 """
 import hashlib
 import os
+import re
 import struct
+import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -44,6 +47,28 @@ def shared_corpus():
     return Path(value) if value else None
 
 
+def csi_files(corpus):
+    """CSI files of every vertex and fragment entry point `oxir compile --target csi`
+    takes, from tests/shaders and the shared corpus (built with the debug oxir binary)."""
+    subprocess.run(["cargo", "build", "-q", "-p", "oxir"], cwd=ROOT, check=True)
+    oxir = ROOT / "target/debug/oxir"
+    shaders = [p for d in (ROOT / "tests/shaders", corpus)
+               for p in files(d, {".wgsl", ".vert", ".frag"})]
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "seed.csi"
+        for path in shaders:
+            text = path.read_text(errors="replace")
+            entries = re.findall(r"@(?:vertex|fragment)\s+fn\s+(\w+)", text) or [None]
+            for entry in entries:
+                args = [str(oxir), "compile", str(path), "--target", "csi", "-o", str(out)]
+                if entry:
+                    args += ["--entry", entry]
+                done = subprocess.run(args, capture_output=True)
+                if done.returncode == 0 and out.exists():
+                    yield out.read_bytes()
+                    out.unlink()
+
+
 def seeds(target):
     corpus = shared_corpus()
     if target == "text_verify":
@@ -60,6 +85,8 @@ def seeds(target):
                 yield bytes([GLSL_STAGE[path.suffix]]) + path.read_bytes()
     elif target == "spirv":
         yield from (p.read_bytes() for p in files(corpus, {".spv"}))
+    elif target == "csi":
+        yield from csi_files(corpus)
     else:
         sys.exit(f"unknown fuzz target `{target}`")
 

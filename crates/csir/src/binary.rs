@@ -121,6 +121,16 @@ pub fn fnv1a64(bytes: &[u8]) -> u64 {
     })
 }
 
+/// Writes the header hash of `blob` (the FNV-1a of the blob with the hash field as
+/// zeros) into it, for tools that build or edit CSI bytes by hand. Does nothing to a blob
+/// shorter than the header.
+pub fn seal(blob: &mut [u8]) {
+    if blob.len() >= HEADER_SIZE {
+        let hash = hash_of(blob);
+        blob[HASH_AT..HASH_AT + 8].copy_from_slice(&hash.to_le_bytes());
+    }
+}
+
 fn hash_of(blob: &[u8]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for (i, &b) in blob.iter().enumerate() {

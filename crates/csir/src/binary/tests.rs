@@ -156,6 +156,31 @@ fn rehashed_hostile_records_are_refused_by_the_verifier() {
     assert!(decode(&blob, &Limits::default()).is_ok());
 }
 
+/// `seal` writes the hash `decode` checks: an edited blob fails on its hash until sealed,
+/// and sealing a blob shorter than the header changes nothing.
+#[test]
+fn seal_rehashes_an_edited_blob() {
+    let mut blob = write(&sample_vertex());
+    let last = blob.len() - 1;
+    blob[last] ^= 0x40;
+    assert!(matches!(
+        decode(&blob, &Limits::default()),
+        Err(ReadError::Hash { .. })
+    ));
+    seal(&mut blob);
+    assert!(!matches!(
+        decode(&blob, &Limits::default()),
+        Err(ReadError::Hash { .. })
+    ));
+    let sealed = write(&sample_vertex());
+    let mut again = sealed.clone();
+    seal(&mut again);
+    assert_eq!(again, sealed, "a written blob is already sealed");
+    let mut short = vec![7u8; HEADER_SIZE - 1];
+    seal(&mut short);
+    assert_eq!(short, vec![7u8; HEADER_SIZE - 1]);
+}
+
 fn arb_record() -> impl Strategy<Value = Record> {
     (any::<[u8; 4]>(), any::<[i16; 6]>()).prop_map(|(b, f)| Record {
         op: b[0],

@@ -122,3 +122,30 @@ fn check_workgroup_sizes(module: &Module) -> Result<(), OverrideError> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    fn ids(decls: &str) -> Vec<u32> {
+        let source = format!("{decls}\n@compute @workgroup_size(1) fn main() {{}}");
+        super::spec_ids(&crate::parse_wgsl(&source, "t.wgsl").unwrap().module)
+    }
+
+    #[test]
+    fn implicit_ids_skip_explicit_ones_in_declaration_order() {
+        assert_eq!(ids("override a = 1u; override b = 2u;"), [0, 1]);
+        assert_eq!(
+            ids("@id(1) override a = 1u; override b = 2u; override c = 3u;"),
+            [1, 0, 2]
+        );
+        assert_eq!(
+            ids(
+                "override a = 1u; @id(0) override b = 2u; @id(2) override c = 3u; override d = 1u;"
+            ),
+            [1, 0, 2, 3]
+        );
+        assert_eq!(
+            ids("@id(65535) override a = 1u; override b = 2u;"),
+            [65535, 0]
+        );
+    }
+}

@@ -134,3 +134,54 @@ fn settings_parse() {
     assert!(OverrideSetting::parse("a").is_err());
     assert!(OverrideSetting::parse("=1").is_err());
 }
+
+/// `compile_with_spec_constants`: the overrides a function reads become `spec_constant`
+/// with their ids and defaults; `q`, initialised from `d`, needs a value.
+#[test]
+fn spec_constants_keep_the_overrides_with_ids_and_defaults() {
+    let keep = |settings: &[OverrideSetting]| {
+        let options = LowerOptions::default();
+        oxir_naga::compile_with_spec_constants(
+            ShaderSource::Wgsl(SOURCE),
+            "o.wgsl",
+            &options,
+            settings,
+        )
+        .map(|m| oxir_ir::printer::print_module(&m, oxir_ir::printer::View::Flat))
+    };
+    match keep(&[]) {
+        Err(CompileError::Override(e)) => {
+            assert_eq!(
+                e.problem,
+                OverrideProblem::DerivedDefault { name: "q".into() }
+            );
+            assert_eq!(
+                e.position,
+                SourcePosition::LineColumn { line: 2, column: 1 }
+            );
+        }
+        other => panic!("expected the derived-default refusal, got {other:?}"),
+    }
+    let text = keep(&[set("q", "5")]).unwrap();
+    // Ids: `on` has @id(3); d takes 0, q takes 1. Only q and on are read by main.
+    let lines: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains("spec_constant"))
+        .collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.ends_with(", 1") && l.contains(": u32 =")),
+        "{text}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.ends_with(", 3") && l.contains(": bool =")),
+        "{text}"
+    );
+    assert!(text.contains("u32 = 5\n"), "q's default: {text}");
+    let ids = oxir_naga::spec_ids(&oxir_naga::parse_wgsl(SOURCE, "o.wgsl").unwrap().module);
+    assert_eq!(ids, vec![0, 1, 3]);
+}

@@ -144,6 +144,8 @@ pub struct RunArgs {
     /// declared with `@id(ID)`. VALUE is read as the override's type (true/false,
     /// integers, finite floats); overrides not given take their defaults. Unknown names,
     /// bad values, an override set twice, or one without a default left unset: exit 1.
+    /// For a `.spv` run on `--engine vulkan`: ID=VALUE sets the specialization constant
+    /// `SpecId ID` when the pipeline is created.
     #[arg(long = "override", value_name = "NAME=VALUE", value_parser = crate::args::parse_override)]
     pub overrides: Vec<oxir_driver::OverrideSetting>,
 }

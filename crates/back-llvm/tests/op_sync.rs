@@ -312,6 +312,8 @@ fn text_instances() -> Vec<(String, String)> {
         ("dispatch_size", "vec3<u32>"),
         ("subgroup_invocation_id", "u32"),
         ("subgroup_size", "u32"),
+        ("subgroup_id", "u32"),
+        ("num_subgroups", "u32"),
         ("frag_coord", "vec4<f32>"),
         ("front_facing", "bool"),
         ("sample_index", "u32"),

@@ -437,6 +437,22 @@ fn text_instances() -> Vec<(String, String)> {
              \x20   store v8, v5\n",
         ),
     );
+    add(
+        "spec_constant",
+        "const c0: u32 = 7\nconst c1: f32 = 1.5\nconst c2: bool = true\n\
+         global @u: storage(read_write) array<u32> binding(0, 0)\n\
+         global @f: storage(read_write) array<f32> binding(0, 1)\n\
+         kernel @main() workgroup_size(4, 1, 1) {\nblock0:\n\
+         \x20   v0: u32 = spec_constant c0, 3\n\
+         \x20   v1: f32 = spec_constant c1, 4\n\
+         \x20   v2: bool = spec_constant c2, 5\n\
+         \x20   v3: u32 = select v2, v0, c0\n\
+         \x20   v4: ptr<storage(read_write), u32> = access @u, v0\n\
+         \x20   store v4, v3\n\
+         \x20   v5: ptr<storage(read_write), f32> = access @f, v0\n\
+         \x20   store v5, v1\n    return\n}\n"
+            .to_string(),
+    );
     for (reg, ty, stage) in [
         ("thread_id", "vec3<u32>", "kernel"),
         ("workgroup_id", "vec3<u32>", "kernel"),
@@ -447,6 +463,8 @@ fn text_instances() -> Vec<(String, String)> {
         ("dispatch_size", "vec3<u32>", "kernel"),
         ("subgroup_invocation_id", "u32", "kernel"),
         ("subgroup_size", "u32", "fragment"),
+        ("subgroup_id", "u32", "kernel"),
+        ("num_subgroups", "u32", "kernel"),
         ("frag_coord", "vec4<f32>", "fragment"),
         ("front_facing", "bool", "fragment"),
         ("sample_index", "u32", "fragment"),

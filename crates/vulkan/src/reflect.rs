@@ -413,13 +413,18 @@ struct Extent {
 
 impl Reflector {
     /// The natural size of type `id` in bytes (saturating; 0 for what has no size, such
-    /// as an unknown id, a runtime array or a type nested deeper than 64 levels).
-    fn natural_size(&self, id: u32, depth: u32) -> u64 {
-        if depth > 64 {
-            return 0;
+    /// as an unknown id, a runtime array or a type that refers to itself in a malformed
+    /// module). `memo` holds each type's size once computed (`None` while it is being
+    /// computed), so every type is measured once.
+    fn natural_size(&self, id: u32, memo: &mut HashMap<u32, Option<u64>>) -> u64 {
+        match memo.get(&id) {
+            Some(Some(known)) => return *known,
+            Some(None) => return 0, // a cycle
+            None => {}
         }
-        let size = |t: u32| self.natural_size(t, depth + 1);
-        match self.types.get(&id) {
+        memo.insert(id, None);
+        let mut size = |t: u32| self.natural_size(t, memo);
+        let bytes = match self.types.get(&id) {
             Some(Ty::Scalar(bits)) => u64::from(*bits / 8),
             Some(Ty::Vector(elem, n) | Ty::Matrix(elem, n)) => {
                 size(*elem).saturating_mul(u64::from(*n))
@@ -441,7 +446,9 @@ impl Reflector {
                 | Ty::Other,
             )
             | None => 0,
-        }
+        };
+        memo.insert(id, Some(bytes));
+        bytes
     }
 
     fn ty(&self, id: u32) -> Result<&Ty, ReflectError> {
@@ -840,6 +847,7 @@ pub fn reflect(words: &[u32]) -> Result<Interface, ReflectError> {
         .flat_map(|f| f.blocks.iter())
         .flat_map(|b| b.instructions.iter())
         .filter(|i| i.class.opcode == Op::Variable);
+    let mut sizes = HashMap::new();
     for var in variables.iter().copied().chain(function_variables) {
         let private = matches!(
             var.operands.first(),
@@ -850,7 +858,7 @@ pub fn reflect(words: &[u32]) -> Result<Interface, ReflectError> {
         if let (true, Some(Ty::Pointer(pointee))) =
             (private, var.result_type.and_then(|t| r.types.get(&t)))
         {
-            let bytes = r.natural_size(*pointee, 0);
+            let bytes = r.natural_size(*pointee, &mut sizes);
             interface.invocation_memory = interface.invocation_memory.saturating_add(bytes);
         }
     }

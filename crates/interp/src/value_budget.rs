@@ -35,8 +35,19 @@ fn footprint(types: &TypeStore, ty: Type, cache: &mut Vec<Option<u64>>) -> u64 {
                 sum.saturating_add(footprint(types, m, cache))
             })
         }
-        // wildcard-ok: every other type is held as one node.
-        _ => NODE,
+        // A runtime-sized array is never a value (the verifier's rule).
+        Some(
+            TypeData::Void
+            | TypeData::Scalar(_)
+            | TypeData::Vector { .. }
+            | TypeData::RuntimeArray { .. }
+            | TypeData::Pointer { .. }
+            | TypeData::Texture { .. }
+            | TypeData::StorageTexture { .. }
+            | TypeData::Sampler { .. }
+            | TypeData::Opaque(_),
+        )
+        | None => NODE,
     };
     if let Some(slot) = cache.get_mut(ty.index()) {
         *slot = Some(cost);

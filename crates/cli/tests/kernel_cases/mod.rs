@@ -110,6 +110,7 @@ pub fn cases() -> Vec<Case> {
         "tests/shaders/texel_formats.wgsl",
         "tests/shaders/gather_offsets.wgsl",
         "tests/shaders/pipeline_overrides.wgsl",
+        "tests/shaders/spec_constants.wgsl",
     ]
     .iter()
     .map(|f| PathBuf::from(path(f)))

@@ -213,17 +213,21 @@ fn vulkan_agrees_with_the_interpreter_at_the_device_subgroup_size() {
         return;
     };
     eprintln!("device subgroup size {size}");
-    let vulkan = oxir(&[
-        "run",
-        &path(SHADER),
-        "--dispatch",
-        "2",
-        "--engine",
-        "vulkan",
-        "--device",
-        "0",
-    ]);
-    assert_exit(&vulkan, 0, "");
+    let on_device = |input: &str| {
+        let out = oxir(&[
+            "run",
+            input,
+            "--dispatch",
+            "2",
+            "--engine",
+            "vulkan",
+            "--device",
+            "0",
+        ]);
+        assert_exit(&out, 0, "");
+        out
+    };
+    let vulkan = on_device(&path(SHADER));
     let interp = oxir(&[
         "run",
         &path(SHADER),
@@ -236,17 +240,7 @@ fn vulkan_agrees_with_the_interpreter_at_the_device_subgroup_size() {
     assert_eq!(stdout(&vulkan), stdout(&interp), "subgroup size {size}");
     // naga's own SPIR-V of the same shader, on the same device.
     let naga_spv = naga_spirv();
-    let naga_run = oxir(&[
-        "run",
-        naga_spv.to_str().unwrap(),
-        "--dispatch",
-        "2",
-        "--engine",
-        "vulkan",
-        "--device",
-        "0",
-    ]);
-    assert_exit(&naga_run, 0, "");
+    let naga_run = on_device(naga_spv.to_str().unwrap());
     assert_eq!(
         stdout(&naga_run),
         stdout(&vulkan),

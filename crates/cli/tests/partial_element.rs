@@ -34,12 +34,18 @@ const EXPECTED: [&str; 2] = [
     r#"{"group":0,"binding":1,"size":20,"hex":"0b0000000d000000000000000000000002000000"}"#,
 ];
 
+/// The shader's file, written once: the tests run in parallel, and rewriting it for each
+/// run let one `oxir` read it half written (seen once in CI: "no compute entry point").
 fn shader_file() -> String {
-    let dir = std::env::temp_dir().join(format!("oxir-partial-element-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("partial.wgsl");
-    std::fs::write(&file, SHADER).unwrap();
-    file.to_str().unwrap().to_string()
+    static FILE: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    FILE.get_or_init(|| {
+        let dir = std::env::temp_dir().join(format!("oxir-partial-element-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("partial.wgsl");
+        std::fs::write(&file, SHADER).unwrap();
+        file.to_str().unwrap().to_string()
+    })
+    .clone()
 }
 
 /// `oxir run` on `engine` with `extra` arguments: its stdout lines, or its stderr when

@@ -746,6 +746,7 @@ impl Checker<'_> {
                 }
                 match self.data(default.ty)? {
                     TypeData::Scalar(_) => Ok(Some(default.ty)),
+                    // wildcard-ok: only scalars are specialization constants.
                     _ => Err(format!(
                         "`spec_constant` of {}: specialization constants are scalars",
                         self.name(default.ty)

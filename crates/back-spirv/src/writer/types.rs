@@ -173,7 +173,9 @@ impl Writer<'_> {
         let st = self.scalar_type(s)?;
         let scalar = match s.kind {
             ScalarKind::Bool => self.constant_bool(st, bits != 0),
-            _ => self.declare(Op::Constant, Some(st), vec![scalar_literal(s, bits)]),
+            ScalarKind::Sint | ScalarKind::Uint | ScalarKind::Float => {
+                self.declare(Op::Constant, Some(st), vec![scalar_literal(s, bits)])
+            }
         };
         if n == 1 {
             return Ok(scalar);
@@ -392,13 +394,19 @@ impl Writer<'_> {
 /// two words; narrower signed ones are sign-extended to the word, unsigned and float ones
 /// zero-extended (the SPIR-V rule for literals narrower than a word).
 pub(super) fn scalar_literal(s: Scalar, bits: u64) -> Operand {
+    if s.bits == 64 {
+        return Operand::LiteralBit64(bits);
+    }
+    if s.bits >= 32 {
+        return Operand::LiteralBit32(bits as u32);
+    }
     match s.kind {
-        _ if s.bits == 64 => Operand::LiteralBit64(bits),
-        ScalarKind::Sint if s.bits < 32 => {
+        ScalarKind::Sint => {
             let shift = 64 - u32::from(s.bits);
             Operand::LiteralBit32((((bits << shift) as i64) >> shift) as u32)
         }
-        _ if s.bits < 32 => Operand::LiteralBit32((bits & ((1u64 << s.bits) - 1)) as u32),
-        _ => Operand::LiteralBit32(bits as u32),
+        ScalarKind::Bool | ScalarKind::Uint | ScalarKind::Float => {
+            Operand::LiteralBit32((bits & ((1u64 << s.bits) - 1)) as u32)
+        }
     }
 }

@@ -276,7 +276,9 @@ fn size_table(all: &[Shader]) -> Vec<Shader> {
 
 /// `OXIR_BENCH_PROFILE=oxir-O0|oxir-O|naga`: compile every accepted shader once with that
 /// compiler and exit, without the table or criterion (for `valgrind --tool=callgrind` or
-/// `perf record` on the bench binary).
+/// `perf record` on the bench binary). Never inlined, so that a profiler can collect only
+/// this call (`valgrind --tool=callgrind --toggle-collect='*profile_once*'`).
+#[inline(never)]
 fn profile_once(which: &str, accepted: &[Shader]) {
     for shader in accepted {
         let validated = shader.parse().expect("parsed before");

@@ -35,10 +35,10 @@ use crate::module::{walk_statements, ModuleLowerer};
 use naga::valid::FunctionInfo;
 use naga::{Expression, Handle, Span, Statement};
 use oxir_ir::builder::FunctionBuilder;
+use oxir_ir::hash::HashMap;
 use oxir_ir::{
     AddressSpace, Block, Const, Func, Inst, Opcode, Payload, Scalar, Type, TypeData, Value,
 };
-use std::collections::HashMap;
 
 /// A structured construct that `break` / `continue` can leave.
 #[derive(Copy, Clone, Debug)]
@@ -109,7 +109,7 @@ impl<'a, 'n> FunctionLowerer<'a, 'n> {
             current: entry,
             constructs: Vec::new(),
             span: Span::UNDEFINED,
-            reloads: HashMap::new(),
+            reloads: HashMap::default(),
         }
     }
 

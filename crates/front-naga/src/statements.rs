@@ -56,7 +56,7 @@ use crate::loops::{continues_loop, continuing_uses};
 use naga::{AtomicFunction, Barrier, Block as NagaBlock, Handle, Statement, SwitchValue};
 use oxir_ir::constants::canonical_scalar_bits;
 use oxir_ir::{Block, BlockCall, Opcode, Payload, SwitchTable, TypeData, Value};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 impl<'n> FunctionLowerer<'_, 'n> {
     /// Lowers the statements of `block` in order, stopping once control cannot continue.
@@ -302,7 +302,7 @@ impl<'n> FunctionLowerer<'_, 'n> {
             true => HashSet::new(),
             false => continuing_uses(self.function, continuing, break_if),
         };
-        let mut reloads = HashMap::new();
+        let mut reloads = oxir_ir::hash::HashMap::default();
         let mut continued = false;
         self.constructs.push(Construct::Loop { update, merge });
         self.current = Some(body_block);

@@ -9,7 +9,6 @@
 use crate::entities::{Const, Type};
 use crate::types::{Scalar, ScalarKind};
 use cranelift_entity::PrimaryMap;
-use std::collections::HashMap;
 
 /// The value of a constant, given its type.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -61,7 +60,7 @@ pub fn canonical_scalar_bits(scalar: Scalar, bits: u64) -> u64 {
 #[derive(Clone, Debug, Default)]
 pub struct ConstStore {
     consts: PrimaryMap<Const, ConstData>,
-    index: HashMap<ConstData, Const>,
+    index: crate::hash::HashMap<ConstData, Const>,
 }
 
 impl ConstStore {

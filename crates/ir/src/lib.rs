@@ -101,6 +101,7 @@ pub mod dominance;
 pub mod effects;
 pub mod entities;
 pub mod function;
+pub mod hash;
 pub mod instructions;
 pub mod layout;
 mod lexer;

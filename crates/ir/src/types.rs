@@ -700,7 +700,7 @@ pub struct TypeStore {
     /// [`TypeStore::nesting`] of each type, computed when it is interned (the store is
     /// append-only, so it never goes stale).
     nesting: SecondaryMap<Type, u32>,
-    index: HashMap<TypeData, Type>,
+    index: crate::hash::HashMap<TypeData, Type>,
     struct_names: HashMap<String, Type>,
 }
 

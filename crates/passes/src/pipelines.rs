@@ -211,8 +211,12 @@ impl Inlining {
 pub fn normalize_for(policy: BoundsPolicy, inlining: Inlining) -> PassPipeline {
     let mut p = PassPipeline::new();
     p.add_verify("verify-input", VerifierOptions::default());
+    // Right after `verify-input`, which is stricter than its preflight's verifier run (a
+    // driver calling `make_checks_internal` must keep `verify-input` a real check).
+    p.add("destructure-cfg", |m| {
+        PassOutcome::from_info(&crate::passes::destructure_cfg::run_on_verified_module(m))
+    });
     for name in [
-        "destructure-cfg",
         // Immediately after destructuring, with nothing in between.
         inlining.pass_name(),
         "hoist-allocas",

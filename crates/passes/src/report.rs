@@ -14,7 +14,7 @@ use std::fmt;
 /// operations combine reports key by key, appending keys the receiver lacks.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct PassReport {
-    entries: Vec<(String, u64)>,
+    entries: Vec<(&'static str, u64)>,
 }
 
 impl PassReport {
@@ -22,11 +22,11 @@ impl PassReport {
         Self::default()
     }
 
-    fn slot(&mut self, key: &str) -> &mut u64 {
-        let index = match self.entries.iter().position(|(k, _)| k == key) {
+    fn slot(&mut self, key: &'static str) -> &mut u64 {
+        let index = match self.entries.iter().position(|&(k, _)| k == key) {
             Some(i) => i,
             None => {
-                self.entries.push((key.to_string(), 0));
+                self.entries.push((key, 0));
                 self.entries.len() - 1
             }
         };
@@ -34,12 +34,15 @@ impl PassReport {
     }
 
     /// Sets `key` to `value`, keeping its position if it exists.
-    pub fn set(&mut self, key: &str, value: u64) {
+    pub fn set(&mut self, key: &'static str, value: u64) {
         *self.slot(key) = value;
     }
 
     pub fn get(&self, key: &str) -> Option<u64> {
-        self.entries.iter().find(|(k, _)| k == key).map(|&(_, v)| v)
+        self.entries
+            .iter()
+            .find(|&&(k, _)| k == key)
+            .map(|&(_, v)| v)
     }
 
     /// Adds every counter of `other` to this report.
@@ -58,7 +61,7 @@ impl PassReport {
         }
     }
 
-    pub fn entries(&self) -> &[(String, u64)] {
+    pub fn entries(&self) -> &[(&'static str, u64)] {
         &self.entries
     }
 
@@ -162,6 +165,11 @@ pub trait PassInfo {
 
     /// Writes every counter into `report`.
     fn write_report(&self, report: &mut PassReport) {
+        if report.is_empty() {
+            // The counters are distinct names: nothing to merge.
+            report.entries = self.counters();
+            return;
+        }
         for (key, value) in self.counters() {
             report.set(key, value);
         }
@@ -266,7 +274,7 @@ mod tests {
         a.set("x", 1);
         a.set("y", 2);
         a.set("x", 5);
-        assert_eq!(a.entries(), &[("x".to_string(), 5), ("y".to_string(), 2)]);
+        assert_eq!(a.entries(), &[("x", 5), ("y", 2)]);
         let mut b = PassReport::new();
         b.set("y", 7);
         b.set("z", 1);

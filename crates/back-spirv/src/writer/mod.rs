@@ -52,6 +52,7 @@ use crate::{Error, Location, Options, TargetEnv};
 use cranelift_entity::SecondaryMap;
 use oxir_ir::data_layout::{layout_of, LayoutRules};
 use oxir_ir::function::FunctionKind;
+use oxir_ir::hash::HashMap;
 use oxir_ir::types::{AddressSpace, Scalar, ScalarKind, TypeData};
 use oxir_ir::{
     Block, Builtin, Const, ConstKind, Func, Function, Global, Inst, Module, Opcode, Payload, Type,
@@ -59,7 +60,7 @@ use oxir_ir::{
 };
 use rspirv::dr::{Builder, InsertPoint, Instruction, Operand};
 use rspirv::spirv::{self, BuiltIn, Capability, Decoration, GLOp, Op, StorageClass, Word};
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 
 /// A writer failure: what went wrong. The writer adds where ([`Writer::at`]) when it
 /// turns it into [`Error::Internal`].
@@ -359,9 +360,9 @@ pub(crate) fn write(module: &Module, options: &Options) -> Result<Vec<u32>, Erro
         exts: BTreeSet::new(),
         types: SecondaryMap::new(),
         consts: SecondaryMap::new(),
-        decls: HashMap::new(),
+        decls: HashMap::default(),
         globals: SecondaryMap::new(),
-        builtins: HashMap::new(),
+        builtins: HashMap::default(),
         fragment: false,
         glsl: None,
         at: Location::default(),

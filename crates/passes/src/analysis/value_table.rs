@@ -20,9 +20,10 @@
 
 use cranelift_entity::packed_option::PackedOption;
 use cranelift_entity::SecondaryMap;
+use oxir_ir::hash::HashMap;
 use oxir_ir::{Function, Inst, Opcode, Type, Value};
 use smallvec::SmallVec;
-use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 
 /// A pure expression (or invariant load) as the table keys it.
 #[derive(Clone, PartialEq, Eq, Hash)]
@@ -30,7 +31,7 @@ pub struct Expr {
     opcode: Opcode,
     ty: Type,
     args: SmallVec<[Value; 3]>,
-    indices: Box<[u32]>,
+    indices: SmallVec<[u32; 3]>,
 }
 
 impl Expr {
@@ -47,7 +48,7 @@ impl Expr {
             opcode: data.opcode,
             ty: func.dfg.value_type(result),
             args,
-            indices: data.payload.indices().into(),
+            indices: SmallVec::from_slice(data.payload.indices()),
         })
     }
 }
@@ -150,12 +151,14 @@ impl ExprTable {
     /// otherwise makes `inst`'s result available (returning `None`).
     pub fn number(&mut self, func: &Function, inst: Inst, leaders: &Leaders) -> Option<Value> {
         let expr = Expr::of(func, inst, leaders)?;
-        if let Some(earlier) = self.get(&expr) {
-            return Some(earlier);
+        let result = func.dfg.inst_result(inst)?;
+        match self.exprs.entry(expr) {
+            Entry::Occupied(earlier) => Some(*earlier.get()),
+            Entry::Vacant(slot) => {
+                self.log.push(slot.key().clone());
+                slot.insert(result);
+                None
+            }
         }
-        if let Some(result) = func.dfg.inst_result(inst) {
-            self.insert(expr, result);
-        }
-        None
     }
 }

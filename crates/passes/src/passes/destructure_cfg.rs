@@ -37,7 +37,10 @@
 //! accept each function (`error_count` counts its errors, malformed constructs included), and
 //! every block a construct owns — an arm, a merge, a loop's body or update — must end with a
 //! terminator (`leaked_block_count`). [`preflight_function`] runs the same check on one
-//! function without changing anything.
+//! function without changing anything. [`run_on_verified_module`] is for a module the
+//! verifier has just accepted with its default options (`normalize` runs it right after
+//! `verify-input`): those options are stricter than the preflight's, so it skips the
+//! preflight's verifier run and keeps the leaked-block check.
 //!
 //! **What it does not do.** It does not remove blocks that were only structurally owned and
 //! are now unreachable (a loop merge nothing breaks to), does not merge `unreachable` or
@@ -93,6 +96,11 @@ pub const EARLY_RETURN_SLOT_COMMENT: &str = "early-return spill slot";
 /// Checks `func` without changing anything: the returned info has `leaked_block_count` and
 /// `error_count` filled in and every other counter zero. A body-less function passes.
 pub fn preflight_function(module: &Module, func: Func) -> DestructureCfgInfo {
+    preflight(module, func, true)
+}
+
+/// [`preflight_function`], with the verifier run only when `verify`.
+fn preflight(module: &Module, func: Func, verify: bool) -> DestructureCfgInfo {
     let mut info = DestructureCfgInfo::default();
     let Some(function) = module.functions.get(func) else {
         info.error_count = 1;
@@ -102,14 +110,16 @@ pub fn preflight_function(module: &Module, func: Func) -> DestructureCfgInfo {
     if !function.is_definition() || function.entry_block().is_none() {
         return info;
     }
-    let options = VerifierOptions {
-        require_terminated_blocks: false,
-        ..VerifierOptions::default()
-    };
-    let report = verify_function(module, func, &options);
-    info.error_count = report.errors.len() as u64;
-    if info.error_count > 0 {
-        info.note_refusal(Some(&function.name), None);
+    if verify {
+        let options = VerifierOptions {
+            require_terminated_blocks: false,
+            ..VerifierOptions::default()
+        };
+        let report = verify_function(module, func, &options);
+        info.error_count = report.errors.len() as u64;
+        if info.error_count > 0 {
+            info.note_refusal(Some(&function.name), None);
+        }
     }
 
     // Blocks a construct owns must be terminated; count each leaked block once.
@@ -158,10 +168,20 @@ pub fn run_on_function(module: &mut Module, func: Func) -> DestructureCfgInfo {
 /// Destructures every function with a body. The whole module is preflighted first; when any
 /// function fails, nothing is changed and the failures of all functions are reported.
 pub fn run_on_module(module: &mut Module) -> DestructureCfgInfo {
+    run(module, true)
+}
+
+/// [`run_on_module`] on a module the verifier has just accepted with
+/// `VerifierOptions::default()`: the preflight does not verify it again.
+pub fn run_on_verified_module(module: &mut Module) -> DestructureCfgInfo {
+    run(module, false)
+}
+
+fn run(module: &mut Module, verify: bool) -> DestructureCfgInfo {
     let functions = definitions(module);
     let mut failures = DestructureCfgInfo::default();
     for &func in &functions {
-        failures.accumulate(&preflight_function(module, func));
+        failures.accumulate(&preflight(module, func, verify));
     }
     if failures.leaked_block_count > 0 || failures.error_count > 0 {
         return failures;

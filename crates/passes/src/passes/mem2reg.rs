@@ -78,12 +78,12 @@ use crate::util::definitions;
 use cranelift_entity::packed_option::PackedOption;
 use cranelift_entity::{entity_impl, PrimaryMap, SecondaryMap};
 use oxir_ir::constants::{ConstData, ConstKind, ConstStore};
+use oxir_ir::hash::HashSet;
 use oxir_ir::types::TypeStore;
 use oxir_ir::{
     AddressSpace, Block, Func, Function, Inst, Metadata, Module, Opcode, Type, TypeData, Value,
 };
 use smallvec::SmallVec;
-use std::collections::HashSet;
 
 pass_info! {
     pass: "mem2reg",
@@ -325,7 +325,7 @@ fn find_variables(
 /// Whether `ty` has an `undef` constant: sized data without resources or opaque types.
 fn admits_undef(types: &TypeStore, ty: Type) -> bool {
     let mut stack = vec![ty];
-    let mut seen: HashSet<Type> = HashSet::new();
+    let mut seen: HashSet<Type> = HashSet::default();
     while let Some(ty) = stack.pop() {
         if !seen.insert(ty) {
             continue;

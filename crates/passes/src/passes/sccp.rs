@@ -252,6 +252,17 @@ impl<'a> Solver<'a> {
         }
     }
 
+    /// Whether [`Solver::cell`] of `v` is `Over`, without building it (a constant counts as
+    /// not over).
+    fn is_over(&self, v: Value) -> bool {
+        let v = self.f.dfg.resolve(v);
+        match self.f.dfg.value_def(v) {
+            ValueDef::Const(_) => false,
+            ValueDef::Result(_) | ValueDef::Param(..) => matches!(self.cells[v], Cell::Over),
+            ValueDef::Global(_) | ValueDef::Alias(_) | ValueDef::Detached => true,
+        }
+    }
+
     fn raise(&mut self, v: Value, new: &Cell) {
         let joined = self.cells[v].join(new);
         if joined != self.cells[v] {
@@ -359,6 +370,11 @@ impl<'a> Solver<'a> {
         };
         let ty = self.f.dfg.value_type(result);
         if scalar_or_vector(&self.module.types, ty).is_none() {
+            return Cell::Over;
+        }
+        // Most instructions have an operand already known not to be constant: decided
+        // without copying any operand's lanes.
+        if data.opcode != Opcode::Select && data.args.iter().any(|&v| self.is_over(v)) {
             return Cell::Over;
         }
         let cells: SmallVec<[Cell; 4]> = data.args.iter().map(|&v| self.cell(v)).collect();

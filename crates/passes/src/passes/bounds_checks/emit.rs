@@ -6,12 +6,12 @@ use super::plan::{unsigned_of, AccessPlan, Form, FunctionPlan, OpPlan, ValuePlan
 use super::{BoundsChecksInfo, CheckClass, Policy};
 use oxir_ir::constants::canonical_scalar_bits;
 use oxir_ir::constants::ConstStore;
+use oxir_ir::hash::HashMap;
 use oxir_ir::types::TypeStore;
 use oxir_ir::{
     BlockCall, ConstData, ConstKind, Func, Function, Inst, InstData, Module, Opcode, Payload,
     Scalar, ScalarKind, Type, Value,
 };
-use std::collections::HashMap;
 
 mod texture;
 
@@ -42,7 +42,7 @@ pub(super) fn apply(
         consts,
         func: function,
     };
-    let mut tests: HashMap<Inst, Vec<Value>> = HashMap::new();
+    let mut tests: HashMap<Inst, Vec<Value>> = HashMap::default();
     for access in &plan.accesses {
         let t = e.access(access, info);
         tests.insert(access.inst, t);

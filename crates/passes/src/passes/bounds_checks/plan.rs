@@ -182,6 +182,30 @@ impl<'a> Facts<'a> {
         }
     }
 
+    /// The lane scalar of a scalar or vector value.
+    fn lane_scalar(&self, v: Value) -> Option<Scalar> {
+        match self.types.get(self.func.dfg.value_type(v)) {
+            TypeData::Scalar(s) | TypeData::Vector { elem: s, .. } => Some(*s),
+            // wildcard-ok: only scalars and vectors have lanes
+            _ => None,
+        }
+    }
+
+    /// Whether `v` is an unsigned integer scalar or vector.
+    fn is_unsigned(&self, v: Value) -> bool {
+        self.lane_scalar(v)
+            .is_some_and(|s| s.kind == ScalarKind::Uint)
+    }
+
+    /// Whether `wide` has `narrow`'s lane kind and at least its width, so that a
+    /// `convert` from `narrow` to it keeps every value.
+    fn widens(&self, wide: Value, narrow: Value) -> bool {
+        match (self.lane_scalar(wide), self.lane_scalar(narrow)) {
+            (Some(w), Some(n)) => w.kind == n.kind && w.bits >= n.bits && n.is_integer(),
+            (Some(_), None) | (None, Some(_)) | (None, None) => false,
+        }
+    }
+
     fn same(&self, a: Value, b: Value) -> bool {
         self.func.dfg.resolve(a) == self.func.dfg.resolve(b)
     }

@@ -4,7 +4,9 @@
 //! `texture_num_samples` — and clamped to that bound minus one, so the operation itself
 //! never sees an out-of-range operand. Under `read-zero-skip-write` a load's result
 //! becomes `select ok, load, zero` and a store runs under `cond_br ok`; under `restrict`
-//! (and for `texture_dimensions`) the clamps are all.
+//! (and for `texture_dimensions`) the clamps are all. An operation that runs under
+//! `cond_br ok` sees only in-range operands, so its operands are not clamped — except a
+//! level, which the size query before the branch reads.
 
 use super::super::plan::{Form, TextureBound, TexturePlan};
 use super::super::BoundsChecksInfo;
@@ -26,7 +28,9 @@ impl Emitter<'_> {
             let Some(limit) = self.texture_limit(plan, texture, bound, operand) else {
                 continue;
             };
-            let Some((ok, clamped)) = self.check_lanes(plan.inst, operand, limit, test) else {
+            let clamp = plan.form != Form::Branch || bound == TextureBound::Levels;
+            let Some((ok, clamped)) = self.check_lanes(plan.inst, operand, limit, test, clamp)
+            else {
                 continue;
             };
             conds.extend(ok);
@@ -87,13 +91,15 @@ impl Emitter<'_> {
 
     /// Compares `operand` (integer, any width and signedness; a negative signed value is
     /// out of range) lane by lane with `limit` (u32 lanes): returns `all(operand <
-    /// limit)` when `test`, and `min(operand, limit - 1)` in `operand`'s type.
+    /// limit)` when `test`, and `min(operand, limit - 1)` in `operand`'s type when `clamp`
+    /// (`operand` itself otherwise).
     fn check_lanes(
         &mut self,
         at: Inst,
         operand: Value,
         limit: Value,
         test: bool,
+        clamp: bool,
     ) -> Option<(Option<Value>, Value)> {
         let original = self.func.dfg.value_type(operand);
         let (s, lanes) = self.lanes_of(original)?;
@@ -121,6 +127,9 @@ impl Emitter<'_> {
                 self.before(at, Opcode::All, &[lt], b)
             }
         });
+        if !clamp {
+            return Some((ok, operand));
+        }
         let clamped = {
             let one = self.constant(
                 Scalar {

@@ -5,7 +5,11 @@
 //! sample index that is the constant 0 is in range (counted redundant), and so is an
 //! operand already clamped by this pass, `min(x, query - 1)` (through `bitcast` /
 //! `convert`) with the operation's own query (the same texture, and for the size the
-//! same level), which makes a second run change nothing. Any other coordinate is
+//! same level), and so is an operand the operation only sees under a guard of this pass:
+//! it sits in a block entered by the then-edge of a `cond_br` whose condition (split at
+//! `and`) includes `lt view, query` or `all(lt view, query)` with that query (`view`: the
+//! operand or its unsigned `bitcast`) — a guarded store's operands are not clamped.
+//! Either way a second run changes nothing. Any other coordinate is
 //! checked: its bound is only known when the kernel runs. The
 //! coordinate of a cube `texture_load` (which no front-end produces: WGSL and GLSL have no
 //! such load) is not checked; its level is.
@@ -113,12 +117,18 @@ pub(in crate::passes::bounds_checks) fn plan_texture(
         | TextureOp::NumSamples => return None,
     };
     let level = level_pos.and_then(|p| data.args.get(p).copied());
+    let known = facts
+        .block_of(inst)
+        .map(|b| facts.known_at(b))
+        .unwrap_or_default();
     checks.retain(|&(pos, bound)| {
         let Some(&operand) = data.args.get(pos) else {
             return false;
         };
         let zero = bound != TextureBound::Size && facts.const_u64(operand) == Some(0);
-        let redundant = zero || clamped_by_query(facts, operand, texture, bound, level);
+        let redundant = zero
+            || clamped_by_query(facts, operand, texture, bound, level)
+            || guarded_by(facts, &known, operand, texture, bound, level);
         if redundant {
             info.texture_redundant_count += 1;
         }
@@ -148,12 +158,7 @@ fn clamped_by_query(
     bound: TextureBound,
     level: Option<Value>,
 ) -> bool {
-    let query = match bound {
-        TextureBound::Levels => Opcode::TextureNumLevels,
-        TextureBound::Size => Opcode::TextureDimensions,
-        TextureBound::Layers => Opcode::TextureNumLayers,
-        TextureBound::Samples => Opcode::TextureNumSamples,
-    };
+    let query = query_of(bound);
     let mut v = operand;
     for _ in 0..3 {
         match facts.def(v) {
@@ -185,6 +190,59 @@ fn clamped_by_query(
         };
         is_one(one) && is_query(facts, q, query, texture, bound, level)
     })
+}
+
+/// Whether one of the `known` conditions says `operand < query` lane by lane (see the
+/// module documentation).
+fn guarded_by(
+    facts: &Facts<'_>,
+    known: &[Value],
+    operand: Value,
+    texture: Value,
+    bound: TextureBound,
+    level: Option<Value>,
+) -> bool {
+    let query = query_of(bound);
+    known.iter().any(|&fact| {
+        let cond = match facts.def(fact) {
+            Some(d) if d.opcode == Opcode::All => match d.args.first() {
+                Some(&lanes) => lanes,
+                None => return false,
+            },
+            Some(_) | None => fact,
+        };
+        let Some(lt) = facts.def(cond).filter(|d| d.opcode == Opcode::Lt) else {
+            return false;
+        };
+        let [view, limit] = lt.args.as_slice() else {
+            return false;
+        };
+        // The operand, or its unsigned view: `bitcast operand`, or `bitcast (convert
+        // operand)` for a narrow one (as `check_lanes` builds it).
+        let is_operand = |x: Value| {
+            facts.same(x, operand)
+                || (facts.widens(x, operand)
+                    && facts.def(x).is_some_and(|d| {
+                        d.opcode == Opcode::Convert
+                            && d.args.first().is_some_and(|&y| facts.same(y, operand))
+                    }))
+        };
+        let is_view = is_operand(*view)
+            || facts.def(*view).is_some_and(|d| {
+                d.opcode == Opcode::Bitcast && d.args.first().is_some_and(|&x| is_operand(x))
+            });
+        is_view && facts.is_unsigned(*view) && is_query(facts, *limit, query, texture, bound, level)
+    })
+}
+
+/// The query that bounds an operand of kind `bound`.
+fn query_of(bound: TextureBound) -> Opcode {
+    match bound {
+        TextureBound::Levels => Opcode::TextureNumLevels,
+        TextureBound::Size => Opcode::TextureDimensions,
+        TextureBound::Layers => Opcode::TextureNumLayers,
+        TextureBound::Samples => Opcode::TextureNumSamples,
+    }
 }
 
 /// Whether `q` is `query texture` (for the size: at `level`, possibly through a widening

@@ -20,10 +20,11 @@
 
 use cranelift_entity::packed_option::PackedOption;
 use cranelift_entity::SecondaryMap;
-use oxir_ir::hash::HashMap;
+use hashbrown::HashTable;
+use oxir_ir::hash::BuildHasher;
 use oxir_ir::{Function, Inst, Opcode, Type, Value};
 use smallvec::SmallVec;
-use std::collections::hash_map::Entry;
+use std::hash::BuildHasher as _;
 
 /// A pure expression (or invariant load) as the table keys it.
 #[derive(Clone, PartialEq, Eq, Hash)]
@@ -113,10 +114,13 @@ impl Replacements {
 }
 
 /// The available expressions of the current scope and its enclosing ones.
+///
+/// Entries live in insertion order in `entries` (with their hash); the table indexes them,
+/// so a key is stored once and [`ExprTable::restore`] pops entries off the end.
 #[derive(Default)]
 pub struct ExprTable {
-    exprs: HashMap<Expr, Value>,
-    log: Vec<Expr>,
+    table: HashTable<u32>,
+    entries: Vec<(u64, Expr, Value)>,
 }
 
 /// A point to return an [`ExprTable`] to.
@@ -124,26 +128,40 @@ pub struct ExprTable {
 pub struct ExprMark(usize);
 
 impl ExprTable {
-    /// The earlier value computing `expr`, if one is available.
-    pub fn get(&self, expr: &Expr) -> Option<Value> {
-        self.exprs.get(expr).copied()
+    /// An empty table with room for `capacity` expressions.
+    pub fn with_capacity(capacity: usize) -> Self {
+        ExprTable {
+            table: HashTable::with_capacity(capacity),
+            entries: Vec::with_capacity(capacity),
+        }
     }
 
-    /// Makes `value` the available value of `expr` (until the scope is restored).
-    pub fn insert(&mut self, expr: Expr, value: Value) {
-        self.exprs.insert(expr.clone(), value);
-        self.log.push(expr);
+    fn hash(expr: &Expr) -> u64 {
+        BuildHasher::default().hash_one(expr)
+    }
+
+    /// The earlier value computing `expr`, if one is available.
+    pub fn get(&self, expr: &Expr) -> Option<Value> {
+        let entries = &self.entries;
+        self.table
+            .find(Self::hash(expr), |&i| entries[i as usize].1 == *expr)
+            .map(|&i| entries[i as usize].2)
     }
 
     /// The current scope's start.
     pub fn mark(&self) -> ExprMark {
-        ExprMark(self.log.len())
+        ExprMark(self.entries.len())
     }
 
     /// Forgets every expression inserted since `mark`.
     pub fn restore(&mut self, mark: ExprMark) {
-        for expr in self.log.drain(mark.0..) {
-            self.exprs.remove(&expr);
+        while self.entries.len() > mark.0 {
+            let index = (self.entries.len() - 1) as u32;
+            let hash = self.entries[index as usize].0;
+            if let Ok(slot) = self.table.find_entry(hash, |&i| i == index) {
+                slot.remove();
+            }
+            self.entries.pop();
         }
     }
 
@@ -152,13 +170,16 @@ impl ExprTable {
     pub fn number(&mut self, func: &Function, inst: Inst, leaders: &Leaders) -> Option<Value> {
         let expr = Expr::of(func, inst, leaders)?;
         let result = func.dfg.inst_result(inst)?;
-        match self.exprs.entry(expr) {
-            Entry::Occupied(earlier) => Some(*earlier.get()),
-            Entry::Vacant(slot) => {
-                self.log.push(slot.key().clone());
-                slot.insert(result);
-                None
-            }
+        let hash = Self::hash(&expr);
+        let entries = &self.entries;
+        if let Some(&earlier) = self.table.find(hash, |&i| entries[i as usize].1 == expr) {
+            return Some(self.entries[earlier as usize].2);
         }
+        let index = u32::try_from(self.entries.len()).ok()?;
+        self.entries.push((hash, expr, result));
+        let entries = &self.entries;
+        self.table
+            .insert_unique(hash, index, |&i| entries[i as usize].0);
+        None
     }
 }

@@ -62,7 +62,7 @@ pub fn run_on_function(module: &mut Module, func: Func) -> EarlyCseInfo {
         return EarlyCseInfo::default();
     };
     let mut replacements = Replacements::default();
-    let mut table = ExprTable::default();
+    let mut table = ExprTable::with_capacity(f.dfg.num_insts());
     for block in f.layout.blocks() {
         let mark = table.mark();
         for inst in f.layout.block_insts(block) {

@@ -149,7 +149,7 @@ impl<'a> Walk<'a> {
             func,
             domtree,
             writes,
-            exprs: ExprTable::default(),
+            exprs: ExprTable::with_capacity(func.dfg.num_insts()),
             facts: FactTable::new(true),
             replacements: Replacements::default(),
         }

@@ -178,17 +178,46 @@ impl<N: GraphNode> DominatorTree<N> {
             return tree;
         }
         let (postorder, _) = post_order(cfg);
-        // Position of each reachable node in reverse post-order (`UNNUMBERED`: unreachable).
-        let mut rpo_number = vec![UNNUMBERED; n];
-        for (i, &b) in postorder.iter().rev().enumerate() {
-            rpo_number[b.dense()] = i as u32;
-        }
         // Predecessors among reachable nodes.
         let reachable_edges: Vec<(N, N)> = postorder
             .iter()
             .flat_map(|&from| cfg.successors(from).iter().map(move |&to| (to, from)))
             .collect();
         let predecessors = Graph::from_edges(n, &reachable_edges);
+        tree.solve(&predecessors, postorder);
+        tree
+    }
+
+    /// [`DominatorTree::compute`] from what a caller already has: `predecessors` of every
+    /// node (predecessors that are unreachable from the root are allowed and ignored) and
+    /// `rpo`, the nodes reachable from the root in [`reverse_post_order`] of the same graph.
+    /// Gives the same tree as `compute`.
+    pub fn from_predecessors(predecessors: &Graph<N>, rpo: &[N]) -> DominatorTree<N> {
+        let n = predecessors.node_count();
+        let mut tree = DominatorTree {
+            idom: vec![None; n],
+            pre: vec![UNNUMBERED; n],
+            post: vec![UNNUMBERED; n],
+            preorder: Vec::with_capacity(rpo.len()),
+            queries: Cell::new(0),
+        };
+        if n == 0 || rpo.is_empty() {
+            return tree;
+        }
+        debug_assert_eq!(rpo[0].dense(), 0, "a reverse post-order starts at the root");
+        let postorder: Vec<N> = rpo.iter().rev().copied().collect();
+        tree.solve(predecessors, postorder);
+        tree
+    }
+
+    /// Fills the tree from the reachable nodes' `postorder` (root last) and predecessors.
+    fn solve(&mut self, predecessors: &Graph<N>, postorder: Vec<N>) {
+        let n = self.idom.len();
+        // Position of each reachable node in reverse post-order (`UNNUMBERED`: unreachable).
+        let mut rpo_number = vec![UNNUMBERED; n];
+        for (i, &b) in postorder.iter().rev().enumerate() {
+            rpo_number[b.dense()] = i as u32;
+        }
 
         // Cooper–Harvey–Kennedy. `doms` uses the root as its own dominator while iterating.
         let root = N::from_dense(0);
@@ -200,6 +229,7 @@ impl<N: GraphNode> DominatorTree<N> {
             for &b in postorder.iter().rev().skip(1) {
                 let mut new_idom: Option<N> = None;
                 for &p in predecessors.successors(b) {
+                    // Unprocessed and unreachable predecessors have no dominator yet.
                     if doms[p.dense()].is_none() {
                         continue;
                     }
@@ -216,11 +246,10 @@ impl<N: GraphNode> DominatorTree<N> {
         }
         for &b in &postorder {
             if b != root {
-                tree.idom[b.dense()] = doms[b.dense()];
+                self.idom[b.dense()] = doms[b.dense()];
             }
         }
-        tree.number_tree(&postorder);
-        tree
+        self.number_tree(&postorder);
     }
 
     /// The nearest common dominator of `a` and `b`, walking up `doms` by RPO position.
@@ -336,6 +365,86 @@ mod tests {
         // DFS: 0, 2, 3 (post 3, 2), then 1 (post 1), then 0: post-order 3 2 1 0.
         assert_eq!(order, vec![0, 1, 2, 3]);
         assert_eq!(reachable, vec![true, true, true, true, false]);
+    }
+
+    /// Immediate dominators by the textbook data-flow definition (sets of dominators
+    /// intersected over predecessors until nothing changes): the oracle for both
+    /// constructors.
+    fn naive_idoms(n: usize, edges: &[(u32, u32)]) -> Vec<Option<u32>> {
+        let (_, reachable) = reverse_post_order(&Graph::from_edges(n, edges));
+        let mut doms: Vec<Vec<bool>> = (0..n).map(|_| vec![true; n]).collect();
+        doms[0] = (0..n).map(|i| i == 0).collect();
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for b in 1..n {
+                if !reachable[b] {
+                    continue;
+                }
+                let mut set = vec![true; n];
+                for &(from, _) in edges
+                    .iter()
+                    .filter(|&&(f, t)| t as usize == b && reachable[f as usize])
+                {
+                    for (i, keep) in set.iter_mut().enumerate() {
+                        *keep &= doms[from as usize][i];
+                    }
+                }
+                set[b] = true;
+                if set != doms[b] {
+                    doms[b] = set;
+                    changed = true;
+                }
+            }
+        }
+        let count = |d: usize| doms[d].iter().filter(|&&x| x).count();
+        (0..n)
+            .map(|b| {
+                if b == 0 || !reachable[b] {
+                    return None;
+                }
+                // The strict dominator that every other strict dominator dominates.
+                (0..n)
+                    .filter(|&d| d != b && doms[b][d])
+                    .max_by_key(|&d| count(d))
+                    .map(|d| d as u32)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn both_constructors_agree_with_the_data_flow_definition() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |bound: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % bound
+        };
+        for case in 0..300 {
+            let n = 1 + (case % 24) as usize;
+            let edge_count = next(3 * n as u64 + 1) as usize;
+            let edges: Vec<(u32, u32)> = (0..edge_count)
+                .map(|_| (next(n as u64) as u32, next(n as u64) as u32))
+                .collect();
+            let succs = Graph::from_edges(n, &edges);
+            // Every predecessor, unreachable ones included, as a CFG analysis keeps them.
+            let reversed: Vec<(u32, u32)> = edges.iter().map(|&(a, b)| (b, a)).collect();
+            let preds = Graph::from_edges(n, &reversed);
+            let (rpo, _) = reverse_post_order(&succs);
+            let computed = DominatorTree::compute(&succs);
+            let given = DominatorTree::from_predecessors(&preds, &rpo);
+            let expected = naive_idoms(n, &edges);
+            for b in 0..n as u32 {
+                assert_eq!(
+                    computed.idom(b),
+                    expected[b as usize],
+                    "case {case}, node {b}"
+                );
+                assert_eq!(given.idom(b), expected[b as usize], "case {case}, node {b}");
+            }
+            assert_eq!(computed.preorder(), given.preorder(), "case {case}");
+        }
     }
 
     #[test]

@@ -43,12 +43,15 @@ pub struct Cfg {
 impl Cfg {
     /// Builds the CFG of `func`'s layout. Edges to blocks outside the layout are ignored.
     pub fn new(func: &Function) -> Cfg {
-        let mut node_of: SecondaryMap<Block, PackedOption<CfgNode>> = SecondaryMap::new();
-        let mut blocks: PrimaryMap<CfgNode, Block> = PrimaryMap::new();
+        // Block numbers range over every block ever created; the layout holds fewer.
+        let mut node_of: SecondaryMap<Block, PackedOption<CfgNode>> =
+            SecondaryMap::with_capacity(func.dfg.blocks.len());
+        let mut blocks: PrimaryMap<CfgNode, Block> =
+            PrimaryMap::with_capacity(func.layout.block_count());
         for b in func.layout.blocks() {
             node_of[b] = blocks.push(b).into();
         }
-        let mut edges: Vec<(CfgNode, CfgNode)> = Vec::new();
+        let mut edges: Vec<(CfgNode, CfgNode)> = Vec::with_capacity(2 * blocks.len());
         for (from, &b) in blocks.iter() {
             let first = edges.len();
             for target in func.successors(b) {

@@ -8,13 +8,15 @@
 use crate::analysis::cfg::{Cfg, CfgNode};
 use oxir_ir::dominance::{DominatorTree, Graph};
 use oxir_ir::{Block, Function};
+use std::cell::OnceCell;
 
 /// Dominators of one function.
 pub struct DomTree {
     cfg: Cfg,
     tree: DominatorTree<CfgNode>,
-    /// Dominance frontier of each node, targets in node order.
-    frontiers: Graph<CfgNode>,
+    /// Dominance frontier of each node, targets in node order (computed on first use:
+    /// only `mem2reg` asks).
+    frontiers: OnceCell<Graph<CfgNode>>,
     /// Children of each node in the dominator tree, in node order.
     children: Graph<CfgNode>,
 }
@@ -33,24 +35,8 @@ impl DomTree {
     }
 
     pub fn from_cfg(cfg: Cfg) -> DomTree {
-        let tree = DominatorTree::compute(cfg.succ_graph());
+        let tree = DominatorTree::from_predecessors(cfg.pred_graph(), cfg.rpo_numbers());
         let n = cfg.block_count();
-        let mut frontier: Vec<(CfgNode, CfgNode)> = Vec::new();
-        for join in cfg.nodes() {
-            let preds = cfg.pred_graph().successors(join);
-            if preds.len() < 2 || !tree.is_reachable(join) {
-                continue;
-            }
-            let idom = tree.idom(join);
-            for &pred in preds {
-                let mut runner = Some(pred);
-                while let Some(r) = runner.filter(|&r| Some(r) != idom && tree.is_reachable(r)) {
-                    frontier.push((r, join));
-                    runner = tree.idom(r);
-                }
-            }
-        }
-        let frontiers = sorted_graph(n, &mut frontier);
         let mut children: Vec<(CfgNode, CfgNode)> = cfg
             .nodes()
             .filter_map(|b| tree.idom(b).map(|parent| (parent, b)))
@@ -59,9 +45,33 @@ impl DomTree {
         DomTree {
             cfg,
             tree,
-            frontiers,
+            frontiers: OnceCell::new(),
             children,
         }
+    }
+
+    /// The dominance frontiers (Cytron et al.), computed on first use.
+    fn frontiers(&self) -> &Graph<CfgNode> {
+        self.frontiers.get_or_init(|| {
+            let (cfg, tree) = (&self.cfg, &self.tree);
+            let mut frontier: Vec<(CfgNode, CfgNode)> = Vec::new();
+            for join in cfg.nodes() {
+                let preds = cfg.pred_graph().successors(join);
+                if preds.len() < 2 || !tree.is_reachable(join) {
+                    continue;
+                }
+                let idom = tree.idom(join);
+                for &pred in preds {
+                    let mut runner = Some(pred);
+                    while let Some(r) = runner.filter(|&r| Some(r) != idom && tree.is_reachable(r))
+                    {
+                        frontier.push((r, join));
+                        runner = tree.idom(r);
+                    }
+                }
+            }
+            sorted_graph(cfg.block_count(), &mut frontier)
+        })
     }
 
     pub fn cfg(&self) -> &Cfg {
@@ -94,7 +104,7 @@ impl DomTree {
 
     /// The dominance frontier of `block`, in block-number order.
     pub fn frontier(&self, block: Block) -> impl Iterator<Item = Block> + '_ {
-        self.listed(&self.frontiers, block)
+        self.listed(self.frontiers(), block)
     }
 
     /// Children of `block` in the dominator tree, in block-number order.

@@ -84,6 +84,9 @@ impl Optimizer {
 ///   accesses — in the round, because what computed the stored values (a bounds-checked
 ///   load and its branch, say) is left for `simplify-cfg` and `adce` to remove;
 /// - `div-rem-pairs`;
+/// - `jump-threading`: edges that already know a join's branch condition skip the join
+///   (a bounds-checked `a[i] += x` becomes one guarded block once `cvp` and
+///   `simplify-cfg` have folded what remains);
 /// - `simplify-cfg` (folds the branches on constant conditions, merges blocks — longer
 ///   single-predecessor chains for `gvn`),
 ///   `phi-cleanup` (parameters that became trivial when branches folded);
@@ -104,6 +107,7 @@ pub const SSA_ROUND: &[&str] = &[
     "dead-store-elimination",
     "dead-global-elim",
     "div-rem-pairs",
+    "jump-threading",
     "simplify-cfg",
     "phi-cleanup",
     "adce",

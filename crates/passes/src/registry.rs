@@ -3,9 +3,10 @@
 use crate::passes::{
     adce, algebraic_simplify, bounds_checks, const_fold, cvp, dce, dead_arg_elim, dead_global_elim,
     dead_store_elimination, destructure_cfg, div_rem_pairs, early_cse, gvn, hoist_allocas,
-    if_conversion, inline, licm, local_load_elimination, local_store_forward, mem2reg, phi_cleanup,
-    private_to_function, promote_ref_arg, reassociate, reg2mem, restructure_cfg, sccp,
-    simplify_cfg, simplify_libcalls, sroa, trace_access, unused_callable_removal,
+    if_conversion, inline, jump_threading, licm, local_load_elimination, local_store_forward,
+    mem2reg, phi_cleanup, private_to_function, promote_ref_arg, reassociate, reg2mem,
+    restructure_cfg, sccp, simplify_cfg, simplify_libcalls, sroa, trace_access,
+    unused_callable_removal,
 };
 use crate::pipeline::{PassFn, PassOutcome};
 use oxir_ir::Module;
@@ -57,6 +58,7 @@ registry! {
     "fast-math-simplify" => algebraic_simplify::run_fast_math_on_module,
     "licm" => licm::run_on_module,
     "if-conversion" => if_conversion::run_on_module,
+    "jump-threading" => jump_threading::run_on_module,
     "dead-store-elimination" => dead_store_elimination::run_on_module,
     "early-cse" => early_cse::run_on_module,
     "local-store-forward" => local_store_forward::run_on_module,

@@ -29,6 +29,7 @@ pub mod hoist_allocas;
 pub mod if_conversion;
 pub mod indvar_simplify;
 pub mod inline;
+pub mod jump_threading;
 pub mod licm;
 pub mod local_load_elimination;
 pub mod local_store_forward;

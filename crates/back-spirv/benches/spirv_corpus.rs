@@ -5,7 +5,8 @@
 //! compiled by oxir at `-O0` and `-O` (`oxir_naga::lower`, then the SPIR-V driver pipeline
 //! and the writer), by naga's own SPIR-V writer, and — when `spirv-opt` is on `PATH` — by
 //! naga followed by `spirv-opt -O`, with `spirv-opt -O` also run on oxir's `-O` output
-//! (what the optimiser left behind).
+//! (what the optimiser left behind), and naga with oxir's default bounds checks followed by
+//! `spirv-opt -O` (like with like; the targets are against unchecked naga).
 //!
 //! naga is configured to emit what oxir emits: SPIR-V 1.3 (oxir's default target
 //! environment is Vulkan 1.1), no debug information (naga's `DEBUG` flag differs between
@@ -17,6 +18,9 @@
 //! the shaders every column has is printed. Timings (criterion): compiling every accepted
 //! shader once, from source text to words, with oxir `-O0`, oxir `-O` and naga; the
 //! throughput is per shader.
+//!
+//! `OXIR_BENCH_DUMP=DIR` also writes oxir's `-O` and naga + `spirv-opt -O` modules of every
+//! shader into `DIR`.
 //!
 //! `cargo bench -p oxir-spirv --bench spirv_corpus`. With `OXIR_BENCH_PROFILE=oxir-O0`,
 //! `oxir-O` or `naga` the binary compiles every accepted shader once with that compiler
@@ -129,6 +133,24 @@ fn naga_options() -> naga::back::spv::Options<'static> {
     }
 }
 
+/// naga's words with the bounds checks oxir applies by default: `ReadZeroSkipWrite` for
+/// indices, buffers and texture loads (the last column of the table, to compare like
+/// with like; the targets are measured against [`naga_words`]).
+fn naga_checked_words(shader: &Validated) -> Result<Vec<u32>, String> {
+    use naga::proc::{BoundsCheckPolicies, BoundsCheckPolicy};
+    let options = naga::back::spv::Options {
+        bounds_check_policies: BoundsCheckPolicies {
+            index: BoundsCheckPolicy::ReadZeroSkipWrite,
+            buffer: BoundsCheckPolicy::ReadZeroSkipWrite,
+            image_load: BoundsCheckPolicy::ReadZeroSkipWrite,
+            binding_array: BoundsCheckPolicy::Unchecked,
+        },
+        ..naga_options()
+    };
+    naga::back::spv::write_vec(&shader.module, &shader.info, &options, None)
+        .map_err(|e| e.to_string())
+}
+
 fn naga_words(shader: &Validated) -> Result<Vec<u32>, String> {
     naga::back::spv::write_vec(&shader.module, &shader.info, &naga_options(), None)
         .map_err(|e| e.to_string())
@@ -162,15 +184,16 @@ fn spirv_opt(words: &[u32], scratch: &Path) -> Option<Vec<u32>> {
 /// oxir -O + spirv-opt -O (the last two `None` without spirv-opt).
 struct Row {
     name: String,
-    words: [Option<usize>; 5],
+    words: [Option<usize>; 6],
 }
 
-const COLUMNS: [&str; 5] = [
+const COLUMNS: [&str; 6] = [
     "oxir -O0",
     "oxir -O",
     "naga",
     "naga + spirv-opt -O",
     "oxir -O + spirv-opt -O",
+    "naga with checks + spirv-opt -O",
 ];
 
 /// Geometric mean of `a[i] / b[i]` and the ratio of the totals, over rows with both.
@@ -187,6 +210,21 @@ fn ratio(rows: &[Row], a: usize, b: usize) -> Option<(f64, f64, usize)> {
         .iter()
         .fold((0.0, 0.0), |(sa, sb), (x, y)| (sa + x, sb + y));
     Some(((log / pairs.len() as f64).exp(), ta / tb, pairs.len()))
+}
+
+/// With `OXIR_BENCH_DUMP=DIR`, writes each of `modules` to `DIR/<shader>.<label>.spv`
+/// (`/` in the shader's name becomes `_`), to compare them with `spirv-dis`.
+fn dump(shader: &str, modules: &[(&str, Option<&Vec<u32>>)]) {
+    let Ok(dir) = std::env::var("OXIR_BENCH_DUMP") else {
+        return;
+    };
+    let _ = std::fs::create_dir_all(&dir);
+    for (label, words) in modules {
+        if let Some(words) = words {
+            let file = format!("{}.{label}.spv", shader.replace('/', "_"));
+            let _ = std::fs::write(Path::new(&dir).join(file), oxir_spirv::to_bytes(words));
+        }
+    }
 }
 
 /// Prints the size table; returns the shaders both compilers accept.
@@ -217,8 +255,14 @@ fn size_table(all: &[Shader]) -> Vec<Shader> {
                 continue;
             }
         };
-        let naga_opt = spirv_opt(&naga, &scratch).map(|w| w.len());
+        let naga_opt = spirv_opt(&naga, &scratch);
         let oxir_opt = spirv_opt(&o1, &scratch).map(|w| w.len());
+        dump(&shader.name, &[("oxir-O", Some(&o1)), ("naga-opt", naga_opt.as_ref())]);
+        let naga_opt = naga_opt.map(|w| w.len());
+        let checked_opt = naga_checked_words(&validated)
+            .ok()
+            .and_then(|w| spirv_opt(&w, &scratch))
+            .map(|w| w.len());
         rows.push(Row {
             name: shader.name.clone(),
             words: [
@@ -227,13 +271,14 @@ fn size_table(all: &[Shader]) -> Vec<Shader> {
                 Some(naga.len()),
                 naga_opt,
                 oxir_opt,
+                checked_opt,
             ],
         });
         accepted.push(shader.clone());
     }
     let _ = std::fs::remove_dir_all(&scratch);
     println!(
-        "| shader | {} |\n|---|---:|---:|---:|---:|---:|",
+        "| shader | {} |\n|---|---:|---:|---:|---:|---:|---:|",
         COLUMNS.join(" | ")
     );
     let cell = |w: Option<usize>| w.map_or("n/a".to_string(), |w| w.to_string());
@@ -266,6 +311,7 @@ fn size_table(all: &[Shader]) -> Vec<Shader> {
         ("oxir -O / naga", 1, 2),
         ("oxir -O / (naga + spirv-opt -O)", 1, 3),
         ("(oxir -O + spirv-opt -O) / oxir -O", 4, 1),
+        ("oxir -O / (naga with checks + spirv-opt -O)", 1, 5),
     ] {
         if let Some((geomean, total, n)) = ratio(&rows, a, b) {
             println!("{what}: geomean {geomean:.3}, total {total:.3} ({n} shaders)");

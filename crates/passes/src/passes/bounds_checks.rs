@@ -13,9 +13,11 @@
 //! coordinate, layer, level and sample of `texture_load`, the coordinate and layer of
 //! `texture_store` and the level of `texture_dimensions`, each compared with the
 //! texture's query (`texture_dimensions` of the clamped level, `texture_num_layers`,
-//! `texture_num_levels`, `texture_num_samples`) and clamped to it minus one; under
-//! `read-zero-skip-write` a load becomes `select ok, load, zero` and a store runs under
-//! `cond_br ok`, the interpreter's rule (`plan/texture.rs`, `emit/texture.rs`).
+//! `texture_num_levels`, `texture_num_samples`); under `read-zero-skip-write` a load
+//! runs under `cond_br ok` and gives zero when skipped, a store is skipped, and only a
+//! level is clamped (the size query before the branch reads it), the interpreter's rule;
+//! under `restrict` every operand is clamped to its bound minus one
+//! (`plan/texture.rs`, `emit/texture.rs`).
 //!
 //! **What each policy emits** (`iu` is the index, bitcast to unsigned when signed):
 //!

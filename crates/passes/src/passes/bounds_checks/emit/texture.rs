@@ -2,11 +2,11 @@
 //! lane by lane) with the texture's own query — `texture_num_levels`,
 //! `texture_dimensions` of the clamped level, `texture_num_layers`,
 //! `texture_num_samples` — and clamped to that bound minus one, so the operation itself
-//! never sees an out-of-range operand. Under `read-zero-skip-write` a load's result
-//! becomes `select ok, load, zero` and a store runs under `cond_br ok`; under `restrict`
-//! (and for `texture_dimensions`) the clamps are all. An operation that runs under
-//! `cond_br ok` sees only in-range operands, so its operands are not clamped — except a
-//! level, which the size query before the branch reads.
+//! never sees an out-of-range operand. Under `read-zero-skip-write` a load and a store
+//! run under `cond_br ok` (a skipped load gives zero); under `restrict` (and for
+//! `texture_dimensions`) the clamps are all. An operation that runs under `cond_br ok`
+//! sees only in-range operands, so its operands are not clamped — except a level, which
+//! the size query before the branch reads.
 
 use super::super::plan::{Form, TextureBound, TexturePlan};
 use super::super::BoundsChecksInfo;

@@ -257,7 +257,10 @@ fn size_table(all: &[Shader]) -> Vec<Shader> {
         };
         let naga_opt = spirv_opt(&naga, &scratch);
         let oxir_opt = spirv_opt(&o1, &scratch).map(|w| w.len());
-        dump(&shader.name, &[("oxir-O", Some(&o1)), ("naga-opt", naga_opt.as_ref())]);
+        dump(
+            &shader.name,
+            &[("oxir-O", Some(&o1)), ("naga-opt", naga_opt.as_ref())],
+        );
         let naga_opt = naga_opt.map(|w| w.len());
         let checked_opt = naga_checked_words(&validated)
             .ok()

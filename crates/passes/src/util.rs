@@ -2,7 +2,7 @@
 //! [`oxir_ir::TerminatorOp`] (`Opcode::terminator_op`) exhaustively.
 
 use cranelift_entity::packed_option::PackedOption;
-use cranelift_entity::{PrimaryMap, SecondaryMap};
+use cranelift_entity::{EntityRef, PrimaryMap, SecondaryMap};
 use oxir_ir::instructions::InstData;
 use oxir_ir::ops::TypeRule;
 use oxir_ir::{Block, Func, Function, Global, GlobalData, Inst, Module, ValueDef};
@@ -78,13 +78,24 @@ pub fn rewritable_instructions(module: &Module, func: Func) -> Option<Vec<Inst>>
     )
 }
 
+/// A `SecondaryMap` that already holds a default entry for every key below `len`, so
+/// that writing to it never grows it (cranelift's `IndexMut` resizes at every new
+/// largest key otherwise). Size it by the key's entity count in the function:
+/// `dfg.num_insts()`, `dfg.values.len()`, `dfg.blocks.len()`.
+pub fn dense_map<K: EntityRef, V: Clone + Default>(len: usize) -> SecondaryMap<K, V> {
+    let mut map = SecondaryMap::with_capacity(len);
+    map.resize(len);
+    map
+}
+
 /// One edge into a block: the terminator and the edge's index in its payload.
 pub type EdgeRef = (Inst, usize);
 
 /// The edges into each block, from the terminators of blocks placed in the layout, in
 /// layout and edge order (a terminator naming a block twice contributes two edges).
 pub fn incoming_edges(func: &Function) -> SecondaryMap<Block, SmallVec<[EdgeRef; 2]>> {
-    let mut incoming: SecondaryMap<Block, SmallVec<[EdgeRef; 2]>> = SecondaryMap::new();
+    let mut incoming: SecondaryMap<Block, SmallVec<[EdgeRef; 2]>> =
+        dense_map(func.dfg.blocks.len());
     for block in func.layout.blocks() {
         let Some(term) = func.terminator(block) else {
             continue;

@@ -45,7 +45,7 @@ impl Cfg {
     pub fn new(func: &Function) -> Cfg {
         // Block numbers range over every block ever created; the layout holds fewer.
         let mut node_of: SecondaryMap<Block, PackedOption<CfgNode>> =
-            SecondaryMap::with_capacity(func.dfg.blocks.len());
+            crate::util::dense_map(func.dfg.blocks.len());
         let mut blocks: PrimaryMap<CfgNode, Block> =
             PrimaryMap::with_capacity(func.layout.block_count());
         for b in func.layout.blocks() {

@@ -91,7 +91,8 @@ pub fn function_global_uses(function: &Function) -> FunctionGlobalUses {
             .flat_map(move |block| layout.block_insts(block))
     };
     // The accesses on each base, so that chains are followed whatever their layout order.
-    let mut accesses_on: SecondaryMap<Value, SmallVec<[Inst; 1]>> = SecondaryMap::new();
+    let mut accesses_on: SecondaryMap<Value, SmallVec<[Inst; 1]>> =
+        crate::util::dense_map(dfg.values.len());
     for inst in placed() {
         let data = dfg.inst(inst);
         if data.opcode == Opcode::Access {

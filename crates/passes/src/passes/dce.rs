@@ -81,7 +81,7 @@
 
 use crate::pass_info;
 use crate::passes::adce::{Control, Need};
-use crate::util::definitions;
+use crate::util::{definitions, dense_map};
 use cranelift_entity::SecondaryMap;
 use oxir_ir::effects::instruction_effects;
 use oxir_ir::TerminatorOp;
@@ -206,9 +206,9 @@ impl<'a> Marker<'a> {
         Marker {
             module,
             func,
-            kept: SecondaryMap::new(),
+            kept: dense_map(func.dfg.blocks.len()),
             block_stack: Vec::new(),
-            live: SecondaryMap::new(),
+            live: dense_map(func.dfg.num_insts()),
             inst_stack: Vec::new(),
             waiting_stores: SecondaryMap::new(),
             break_owners,

@@ -152,7 +152,8 @@ struct Planner<'a> {
 
 impl<'a> Planner<'a> {
     fn new(module: &'a Module, f: &'a Function) -> Self {
-        let mut users: SecondaryMap<Value, SmallVec<[Block; 2]>> = SecondaryMap::new();
+        let mut users: SecondaryMap<Value, SmallVec<[Block; 2]>> =
+            crate::util::dense_map(f.dfg.values.len());
         for block in f.layout.blocks() {
             for inst in f.layout.block_insts(block) {
                 let data = f.dfg.inst(inst);

@@ -100,7 +100,7 @@ pub fn run_on_function(module: &mut Module, func: Func) -> ReassociateInfo {
 
 /// How many operands and edge arguments of placed instructions read each value.
 fn use_counts(f: &Function) -> SecondaryMap<Value, u32> {
-    let mut uses: SecondaryMap<Value, u32> = SecondaryMap::new();
+    let mut uses: SecondaryMap<Value, u32> = crate::util::dense_map(f.dfg.values.len());
     for block in f.layout.blocks() {
         for inst in f.layout.block_insts(block) {
             let data = f.dfg.inst(inst);

@@ -77,7 +77,7 @@ use crate::const_values::{lanes, lanes_const, scalar_or_vector, LaneBits};
 use crate::pass_info;
 use crate::passes::const_fold::eval::{fold_lanes, select_lanes, select_pick, LaneFold, Pick};
 use crate::passes::const_fold::safety::{fold_rule, FoldRule};
-use crate::util::{contains_structured_control_flow, definitions};
+use crate::util::{contains_structured_control_flow, definitions, dense_map};
 use cranelift_entity::SecondaryMap;
 use oxir_ir::instructions::Payload;
 use oxir_ir::{Block, Func, Function, Inst, Module, Opcode, Scalar, TerminatorOp, Value, ValueDef};
@@ -199,12 +199,12 @@ impl<'a> Solver<'a> {
         let mut s = Solver {
             module,
             f,
-            cells: SecondaryMap::new(),
-            executable: SecondaryMap::new(),
+            cells: dense_map(f.dfg.values.len()),
+            executable: dense_map(f.dfg.blocks.len()),
             edges: Vec::new(),
             edge_executable: Vec::new(),
-            out_edges: SecondaryMap::new(),
-            users: SecondaryMap::new(),
+            out_edges: dense_map(f.dfg.blocks.len()),
+            users: dense_map(f.dfg.values.len()),
             block_work: vec![entry],
             value_work: Vec::new(),
         };

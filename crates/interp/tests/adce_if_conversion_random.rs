@@ -7,19 +7,9 @@
 //! cannot pass by doing nothing.
 
 mod common;
-use common::normalized;
-use oxir_interp::Buffers;
-use oxir_ir::random_modules::{generate_module, GenConfig};
-use oxir_ir::verifier::{verify_module, VerifierOptions};
+use common::check_pass_sequences;
 use oxir_ir::Module;
 use oxir_passes::{registry, PassPipeline};
-
-const LIMIT: u64 = 2_000_000;
-
-/// Every kernel's buffers after running on `inputs` (two workgroups).
-fn execute(module: &Module, inputs: &[Buffers]) -> Vec<Result<Buffers, String>> {
-    common::execute(module, inputs, [2, 1, 1], LIMIT)
-}
 
 /// Runs `passes` one at a time; whether any changed the module.
 fn run_passes(module: &mut Module, passes: &[&str]) -> bool {
@@ -50,52 +40,32 @@ fn random_modules_run_the_same_after_adce_and_if_conversion() {
         &["simplify-cfg", "adce"],
         &["simplify-cfg", "if-conversion", "adce"],
     ];
-    let mut changed_by = vec![0; sequences.len()];
-    let mut ran = 0;
-    let mut failures = Vec::new();
-    for seed in 0..80u64 {
-        let module = normalized(&generate_module(seed, GenConfig::default()));
-        let inputs: Vec<Buffers> = (0..3u64)
-            .map(|s| {
-                let mut b = Buffers::new();
-                b.insert((0, 0), oxir_interp::random_bytes(4 * 256, seed * 31 + s));
-                b
-            })
-            .collect();
-        let reference = execute(&module, &inputs);
-        if reference.iter().any(|r| r.is_err()) {
-            continue;
-        }
-        ran += 1;
-        for (k, sequence) in sequences.iter().enumerate() {
-            let mut current = module.clone();
-            if run_passes(&mut current, sequence) {
-                changed_by[k] += 1;
+    let run = check_pass_sequences(
+        sequences,
+        0..80,
+        31,
+        run_passes,
+        |seed, module, failures| {
+            let (mut by_dce, mut by_adce) = (module.clone(), module.clone());
+            run_passes(&mut by_dce, &["dce"]);
+            run_passes(&mut by_adce, &["adce"]);
+            if placed(&by_adce) > placed(&by_dce) {
+                failures.push(format!("seed {seed}: adce keeps more than dce"));
             }
-            let report = verify_module(&current, &VerifierOptions::default());
-            if !report.succeeded() {
-                failures.push(format!("seed {seed} {sequence:?}: invalid: {report}"));
-                continue;
-            }
-            if execute(&current, &inputs) != reference {
-                failures.push(format!("seed {seed} {sequence:?}: results differ"));
-            }
-        }
-        let (mut by_dce, mut by_adce) = (module.clone(), module.clone());
-        run_passes(&mut by_dce, &["dce"]);
-        run_passes(&mut by_adce, &["adce"]);
-        if placed(&by_adce) > placed(&by_dce) {
-            failures.push(format!("seed {seed}: adce keeps more than dce"));
-        }
-    }
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
-    assert!(ran >= 40, "only {ran} modules ran");
-    for (k, &n) in changed_by.iter().enumerate() {
+        },
+    );
+    assert!(run.failures.is_empty(), "{}", run.failures.join("\n"));
+    assert!(run.ran >= 40, "only {} modules ran", run.ran);
+    for (k, &n) in run.changed_by.iter().enumerate() {
         assert!(
-            n >= ran / 10,
-            "{:?} changed only {n} of {ran}",
-            sequences[k]
+            n >= run.ran / 10,
+            "{:?} changed only {n} of {}",
+            sequences[k],
+            run.ran
         );
     }
-    eprintln!("{ran} modules; changed by each sequence: {changed_by:?}");
+    eprintln!(
+        "{} modules; changed by each sequence: {:?}",
+        run.ran, run.changed_by
+    );
 }

@@ -8,21 +8,12 @@
 //! doing nothing.
 
 mod common;
-use common::normalized;
-use oxir_interp::Buffers;
-use oxir_ir::random_modules::{generate_module, GenConfig};
-use oxir_ir::verifier::{verify_module, VerifierOptions};
+use common::check_pass_sequences;
 use oxir_ir::Module;
 use oxir_passes::{registry, PassPipeline};
 
-const LIMIT: u64 = 2_000_000;
-
-fn execute(module: &Module, inputs: &[Buffers]) -> Vec<Result<Buffers, String>> {
-    common::execute(module, inputs, [2, 1, 1], LIMIT)
-}
-
-/// Runs `passes` one at a time; how many edges `jump-threading` threaded.
-fn run_passes(module: &mut Module, passes: &[&str]) -> u64 {
+/// Runs `passes` one at a time; whether `jump-threading` threaded an edge.
+fn run_passes(module: &mut Module, passes: &[&str]) -> bool {
     let mut threaded = 0;
     for &name in passes {
         let mut p = PassPipeline::new();
@@ -33,7 +24,7 @@ fn run_passes(module: &mut Module, passes: &[&str]) -> u64 {
             threaded += record.report.get("threaded_edge_count").unwrap_or(0);
         }
     }
-    threaded
+    threaded > 0
 }
 
 #[test]
@@ -53,46 +44,19 @@ fn random_modules_run_the_same_after_jump_threading() {
             "dce",
         ],
     ];
-    let mut threaded_in = vec![0; sequences.len()];
-    let mut ran = 0;
-    let mut failures = Vec::new();
-    for seed in 0..80u64 {
-        let module = normalized(&generate_module(seed, GenConfig::default()));
-        let inputs: Vec<Buffers> = (0..3u64)
-            .map(|s| {
-                let mut b = Buffers::new();
-                b.insert((0, 0), oxir_interp::random_bytes(4 * 256, seed * 37 + s));
-                b
-            })
-            .collect();
-        let reference = execute(&module, &inputs);
-        if reference.iter().any(|r| r.is_err()) {
-            continue;
-        }
-        ran += 1;
-        for (k, sequence) in sequences.iter().enumerate() {
-            let mut current = module.clone();
-            if run_passes(&mut current, sequence) > 0 {
-                threaded_in[k] += 1;
-            }
-            let report = verify_module(&current, &VerifierOptions::default());
-            if !report.succeeded() {
-                failures.push(format!("seed {seed} {sequence:?}: invalid: {report}"));
-                continue;
-            }
-            if execute(&current, &inputs) != reference {
-                failures.push(format!("seed {seed} {sequence:?}: results differ"));
-            }
-        }
-    }
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
-    assert!(ran >= 40, "only {ran} modules ran");
-    for (k, &n) in threaded_in.iter().enumerate().skip(1) {
+    let run = check_pass_sequences(sequences, 0..80, 37, run_passes, |_, _, _| {});
+    assert!(run.failures.is_empty(), "{}", run.failures.join("\n"));
+    assert!(run.ran >= 40, "only {} modules ran", run.ran);
+    for (k, &n) in run.changed_by.iter().enumerate().skip(1) {
         assert!(
-            n >= ran / 20,
-            "{:?} threaded edges in only {n} of {ran}",
-            sequences[k]
+            n >= run.ran / 20,
+            "{:?} threaded edges in only {n} of {}",
+            sequences[k],
+            run.ran
         );
     }
-    eprintln!("{ran} modules; modules with threaded edges per sequence: {threaded_in:?}");
+    eprintln!(
+        "{} modules; modules with threaded edges per sequence: {:?}",
+        run.ran, run.changed_by
+    );
 }

@@ -175,3 +175,68 @@ pub fn check_sequences(
     }
     true
 }
+
+/// What [`check_pass_sequences`] saw.
+pub struct SequenceRun {
+    /// Modules whose reference run succeeded (the others are skipped).
+    pub ran: usize,
+    /// For each sequence, the modules it changed (as its `changed` closure decides).
+    pub changed_by: Vec<usize>,
+    /// One line per module and sequence that failed to verify or ran differently.
+    pub failures: Vec<String>,
+}
+
+/// Generates a random module for each seed of `seeds`, normalises it, runs it on three
+/// seeded inputs (`salt` varies them between tests), then runs each of `sequences` on a
+/// copy with `run_passes` (which says whether it changed anything): every result must
+/// verify and give the same buffers as the reference. `also(seed, module, failures)`
+/// adds a test's own checks on each normalised module.
+pub fn check_pass_sequences(
+    sequences: &[&[&str]],
+    seeds: std::ops::Range<u64>,
+    salt: u64,
+    run_passes: impl Fn(&mut Module, &[&str]) -> bool,
+    mut also: impl FnMut(u64, &Module, &mut Vec<String>),
+) -> SequenceRun {
+    use oxir_ir::random_modules::{generate_module, GenConfig};
+    use oxir_ir::verifier::{verify_module, VerifierOptions};
+    const LIMIT: u64 = 2_000_000;
+    let mut run = SequenceRun {
+        ran: 0,
+        changed_by: vec![0; sequences.len()],
+        failures: Vec::new(),
+    };
+    for seed in seeds {
+        let module = normalized(&generate_module(seed, GenConfig::default()));
+        let inputs: Vec<Buffers> = (0..3u64)
+            .map(|s| {
+                let mut b = Buffers::new();
+                b.insert((0, 0), oxir_interp::random_bytes(4 * 256, seed * salt + s));
+                b
+            })
+            .collect();
+        let reference = execute(&module, &inputs, [2, 1, 1], LIMIT);
+        if reference.iter().any(|r| r.is_err()) {
+            continue;
+        }
+        run.ran += 1;
+        for (k, sequence) in sequences.iter().enumerate() {
+            let mut current = module.clone();
+            if run_passes(&mut current, sequence) {
+                run.changed_by[k] += 1;
+            }
+            let report = verify_module(&current, &VerifierOptions::default());
+            if !report.succeeded() {
+                run.failures
+                    .push(format!("seed {seed} {sequence:?}: invalid: {report}"));
+                continue;
+            }
+            if execute(&current, &inputs, [2, 1, 1], LIMIT) != reference {
+                run.failures
+                    .push(format!("seed {seed} {sequence:?}: results differ"));
+            }
+        }
+        also(seed, &module, &mut run.failures);
+    }
+    run
+}

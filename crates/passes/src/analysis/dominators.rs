@@ -17,8 +17,9 @@ pub struct DomTree {
     /// Dominance frontier of each node, targets in node order (computed on first use:
     /// only `mem2reg` asks).
     frontiers: OnceCell<Graph<CfgNode>>,
-    /// Children of each node in the dominator tree, in node order.
-    children: Graph<CfgNode>,
+    /// Children of each node in the dominator tree, in node order (computed on first
+    /// use: `mem2reg` and `cvp` ask).
+    children: OnceCell<Graph<CfgNode>>,
 }
 
 /// The graph of `pairs` with each node's targets sorted and deduplicated.
@@ -36,18 +37,24 @@ impl DomTree {
 
     pub fn from_cfg(cfg: Cfg) -> DomTree {
         let tree = DominatorTree::from_predecessors(cfg.pred_graph(), cfg.rpo_numbers());
-        let n = cfg.block_count();
-        let mut children: Vec<(CfgNode, CfgNode)> = cfg
-            .nodes()
-            .filter_map(|b| tree.idom(b).map(|parent| (parent, b)))
-            .collect();
-        let children = sorted_graph(n, &mut children);
         DomTree {
             cfg,
             tree,
             frontiers: OnceCell::new(),
-            children,
+            children: OnceCell::new(),
         }
+    }
+
+    /// The dominator tree's children lists, computed on first use.
+    fn children_graph(&self) -> &Graph<CfgNode> {
+        self.children.get_or_init(|| {
+            let mut children: Vec<(CfgNode, CfgNode)> = self
+                .cfg
+                .nodes()
+                .filter_map(|b| self.tree.idom(b).map(|parent| (parent, b)))
+                .collect();
+            sorted_graph(self.cfg.block_count(), &mut children)
+        })
     }
 
     /// The dominance frontiers (Cytron et al.), computed on first use.
@@ -109,7 +116,7 @@ impl DomTree {
 
     /// Children of `block` in the dominator tree, in block-number order.
     pub fn children(&self, block: Block) -> impl Iterator<Item = Block> + '_ {
-        self.listed(&self.children, block)
+        self.listed(self.children_graph(), block)
     }
 
     /// The blocks `graph` lists for `block` (none when it is not in the layout).

@@ -323,19 +323,30 @@ fn size_table(all: &[Shader]) -> Vec<Shader> {
     accepted
 }
 
-/// `OXIR_BENCH_PROFILE=oxir-O0|oxir-O|naga`: compile every accepted shader once with that
+/// `OXIR_BENCH_PROFILE=oxir-O0|oxir-O|naga|parse|none`: compile every accepted shader once with that
 /// compiler and exit, without the table or criterion (for `valgrind --tool=callgrind` or
 /// `perf record` on the bench binary). Never inlined, so that a profiler can collect only
 /// this call (`valgrind --tool=callgrind --toggle-collect='*profile_once*'`).
 #[inline(never)]
+///
+/// `none` does nothing after choosing the shaders and `parse` only parses and validates
+/// them: whole-program counts of those two runs give the parse's share (it runs on a
+/// thread of its own, which `--toggle-collect` does not see), so that naga's whole
+/// translate (parse + writer) can be compared with oxir's in instructions.
 fn profile_once(which: &str, accepted: &[Shader]) {
+    if which == "none" {
+        return;
+    }
     for shader in accepted {
         let validated = shader.parse().expect("parsed before");
         let words = match which {
+            "parse" => Some(Vec::new()),
             "oxir-O0" => oxir_words(&validated, false).ok(),
             "oxir-O" => oxir_words(&validated, true).ok(),
             "naga" => naga_words(&validated).ok(),
-            other => panic!("OXIR_BENCH_PROFILE={other}: expected oxir-O0, oxir-O or naga"),
+            other => {
+                panic!("OXIR_BENCH_PROFILE={other}: expected oxir-O0, oxir-O, naga, parse or none")
+            }
         };
         std::hint::black_box(words.expect("compiled before"));
     }

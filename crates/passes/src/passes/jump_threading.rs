@@ -16,7 +16,10 @@
 //!
 //! **When.** Every condition is checked on the unchanged function, so several edges can
 //! be threaded in one run, provided no two decisions share any block they rely on (`P`,
-//! `B`, `X`, `Y` and the single-predecessor chain); the others wait for the next run.
+//! `B`, `X`, `Y`, the single-predecessor chain and the block whose `cond_br` gives the
+//! fact); the others wait for the next run. Why that is enough: a redirected edge only
+//! shortcuts `B`, so the only dominator a block can lose is `B`, and a block gains a
+//! predecessor only when it is an `X`.
 //! - `B` is not the entry and not a loop header (no predecessor of `B` is dominated by
 //!   `B`), so the redirected edge never enters a loop anywhere but its header: a
 //!   reducible CFG stays reducible, which `restructure-cfg` needs.
@@ -326,6 +329,8 @@ impl<'a> Planner<'a> {
             };
             relied.push(below);
             if let Some(value) = self.decided_by(above, below, cond) {
+                // Its `cond_br` is what the fact rests on: no other decision may touch it.
+                relied.push(above);
                 return Some(value);
             }
             if above == below || !self.dom.is_reachable(above) {

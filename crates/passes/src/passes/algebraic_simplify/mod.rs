@@ -66,6 +66,8 @@ use crate::pass_info;
 use crate::util::{definitions, rewritable_instructions};
 use oxir_ir::{Func, Function, Inst, Module, Opcode, Value};
 use rules::{scalar_of, Family, Replacement, Rule, COMMUTATIVE, RULES};
+use smallvec::SmallVec;
+use std::sync::OnceLock;
 
 pass_info! {
     pass: "algebraic-simplify",
@@ -216,7 +218,7 @@ fn rewrite(module: &mut Module, func: Func, inst: Inst, mode: Mode) -> Option<&'
     let f = &module.functions[func];
     let result = f.dfg.inst_result(inst)?;
     let data = f.dfg.inst(inst);
-    let args: Vec<Value> = data.args.iter().map(|&v| f.dfg.resolve(v)).collect();
+    let args: SmallVec<[Value; 4]> = data.args.iter().map(|&v| f.dfg.resolve(v)).collect();
     let indices: &[u32] = data.payload.indices();
     let op = data.opcode;
     let subject = if op == Opcode::Select {
@@ -225,7 +227,7 @@ fn rewrite(module: &mut Module, func: Func, inst: Inst, mode: Mode) -> Option<&'
         args.first()
     };
     let s = subject.and_then(|&v| scalar_of(module, f, v));
-    let (rule, found) = RULES.iter().find_map(|rule| {
+    let (rule, found) = rules_for(op).iter().find_map(|&rule| {
         let applies = rule.op == op && mode.admits(rule) && rule.kinds.admit(s);
         let found = applies
             .then(|| rule.pattern.find(module, f, (op, &args, indices, result)))
@@ -239,6 +241,20 @@ fn rewrite(module: &mut Module, func: Func, inst: Inst, mode: Mode) -> Option<&'
     }
     f.remove_inst(inst);
     Some(rule)
+}
+
+/// The rules for `op`, in table order (the first match wins): indexed once by opcode, so
+/// that an instruction is not compared with every rule of the table.
+fn rules_for(op: Opcode) -> &'static [&'static Rule] {
+    static BY_OPCODE: OnceLock<Vec<Vec<&'static Rule>>> = OnceLock::new();
+    let by_opcode = BY_OPCODE.get_or_init(|| {
+        let mut by_opcode = vec![Vec::new(); Opcode::ALL.len()];
+        for rule in RULES {
+            by_opcode[rule.op as usize].push(rule);
+        }
+        by_opcode
+    });
+    by_opcode.get(op as usize).map_or(&[], Vec::as_slice)
 }
 
 /// The value replacing `result`; `None` (interning nothing) when it would not have the
@@ -265,4 +281,28 @@ fn replacement(
     };
     let value = f.dfg.resolve(value);
     (value != f.dfg.resolve(result) && f.dfg.value_type(value) == ty).then_some(value)
+}
+
+#[cfg(test)]
+mod rule_index_tests {
+    use super::*;
+
+    #[test]
+    fn rules_by_opcode_are_the_table_in_order() {
+        for (i, &op) in Opcode::ALL.iter().enumerate() {
+            assert_eq!(op as usize, i, "{op:?} is not at its table position");
+        }
+        let mut total = 0;
+        for &op in Opcode::ALL {
+            let expected: Vec<&str> = RULES
+                .iter()
+                .filter(|r| r.op == op)
+                .map(|r| r.name)
+                .collect();
+            let got: Vec<&str> = rules_for(op).iter().map(|r| r.name).collect();
+            assert_eq!(got, expected, "rules of {op:?}");
+            total += got.len();
+        }
+        assert_eq!(total, RULES.len());
+    }
 }

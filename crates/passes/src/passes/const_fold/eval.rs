@@ -59,7 +59,7 @@ pub struct Candidate {
     consts: SmallVec<[Option<Const>; 4]>,
     result: Value,
     result_ty: Type,
-    indices: Box<[u32]>,
+    indices: SmallVec<[u32; 4]>,
 }
 
 impl Candidate {
@@ -75,7 +75,7 @@ impl Candidate {
             args,
             result,
             result_ty: f.dfg.value_type(result),
-            indices: data.payload.indices().into(),
+            indices: SmallVec::from_slice(data.payload.indices()),
         })
     }
 

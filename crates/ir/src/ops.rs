@@ -508,19 +508,21 @@ macro_rules! declare_ops {
                 match mnemonic { $( $mnemonic => Some(Opcode::$name), )* _ => None }
             }
 
-            /// The table row.
+            /// Every row, in table order: `ROWS[op as usize]` is `op`'s (the opcodes'
+            /// discriminants are their table positions).
+            const ROWS: &'static [OpInfo] = &[ $( OpInfo {
+                family: OpFamily::$family,
+                format: Format::$format,
+                arity: $arity,
+                effect: EffectClass::$effect,
+                convergent: $convergent,
+                foldable: $foldable,
+                rule: $rule,
+            }, )* ];
+
+            /// The table row (a load from a static table: every pass asks, often).
             pub fn info(self) -> OpInfo {
-                match self {
-                    $( Opcode::$name => OpInfo {
-                        family: OpFamily::$family,
-                        format: Format::$format,
-                        arity: $arity,
-                        effect: EffectClass::$effect,
-                        convergent: $convergent,
-                        foldable: $foldable,
-                        rule: $rule,
-                    }, )*
-                }
+                Self::ROWS[self as usize]
             }
         }
     };
@@ -1008,6 +1010,19 @@ impl fmt::Display for Opcode {
 mod tests {
     use super::*;
     use std::collections::HashSet;
+
+    #[test]
+    fn an_opcodes_discriminant_is_its_table_position() {
+        assert_eq!(Opcode::ALL.len(), Opcode::ROWS.len());
+        for (i, &op) in Opcode::ALL.iter().enumerate() {
+            assert_eq!(op as usize, i, "{op:?}");
+        }
+        // Spot checks against rows written in the table.
+        assert!(Opcode::WorkgroupBarrier.info().convergent);
+        assert!(!Opcode::Add.info().convergent && Opcode::Add.info().foldable);
+        assert!(!Opcode::Sqrt.info().foldable);
+        assert_eq!(Opcode::Load.info().family, OpFamily::Memory);
+    }
 
     #[test]
     fn mnemonics_are_unique_and_round_trip() {

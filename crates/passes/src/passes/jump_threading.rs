@@ -14,12 +14,13 @@
 //! the skip edge straight to the end leaves the join with one predecessor, where `cvp`
 //! knows `ok` and `simplify-cfg` folds the second branch: one guarded block remains.
 //!
-//! **When.** Every condition is checked on the unchanged function, so several edges can
-//! be threaded in one run, provided no two decisions share any block they rely on (`P`,
+//! **When.** Every condition is checked on the unchanged function, so several edges are
+//! threaded in one batch, provided no two decisions share any block they rely on (`P`,
 //! `B`, `X`, `Y`, the single-predecessor chain and the block whose `cond_br` gives the
-//! fact); the others wait for the next run. Why that is enough: a redirected edge only
-//! shortcuts `B`, so the only dominator a block can lose is `B`, and a block gains a
-//! predecessor only when it is an `X`.
+//! fact); the others wait for the next batch, planned on the changed function, until a
+//! plan finds nothing (so a second run of the pass changes nothing). Why disjoint
+//! decisions suffice: a redirected edge only shortcuts `B`, so the only dominator a
+//! block can lose is `B`, and a block gains a predecessor only when it is an `X`.
 //! - `B` is not the entry and not a loop header (no predecessor of `B` is dominated by
 //!   `B`), so the redirected edge never enters a loop anywhere but its header: a
 //!   reducible CFG stays reducible, which `restructure-cfg` needs.
@@ -108,19 +109,24 @@ fn run_on_function(module: &mut Module, func: Func, info: &mut JumpThreadingInfo
     if !repeats_a_condition(f) {
         return;
     }
-    let threads = {
-        let planner = Planner::new(module, f);
-        planner.plan()
-    };
-    let f = &mut module.functions[func];
-    for thread in threads {
-        let Some(term) = f.terminator(thread.pred) else {
-            continue;
-        };
-        let mut edges = f.dfg.inst_mut(term).payload.edges_mut();
-        if let Some(edge) = edges.get_mut(thread.edge) {
-            **edge = thread.to;
-            info.threaded_edge_count += 1;
+    // Plans again after each batch (decisions that shared a block wait for the next
+    // plan), so that the pass ends at its own fixed point. Every threaded edge moves
+    // past a block that is not a loop header, so this ends; the bound is a safeguard.
+    for _ in 0..=f.layout.block_count() {
+        let threads = Planner::new(module, &module.functions[func]).plan();
+        if threads.is_empty() {
+            return;
+        }
+        let f = &mut module.functions[func];
+        for thread in threads {
+            let Some(term) = f.terminator(thread.pred) else {
+                continue;
+            };
+            let mut edges = f.dfg.inst_mut(term).payload.edges_mut();
+            if let Some(edge) = edges.get_mut(thread.edge) {
+                **edge = thread.to;
+                info.threaded_edge_count += 1;
+            }
         }
     }
 }

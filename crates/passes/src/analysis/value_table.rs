@@ -140,11 +140,11 @@ impl ExprTable {
         BuildHasher::default().hash_one(expr)
     }
 
-    /// The earlier value computing `expr`, if one is available.
-    pub fn get(&self, expr: &Expr) -> Option<Value> {
+    /// The value available for `expr` (whose hash is `hash`), if any.
+    fn available(&self, hash: u64, expr: &Expr) -> Option<Value> {
         let entries = &self.entries;
         self.table
-            .find(Self::hash(expr), |&i| entries[i as usize].1 == *expr)
+            .find(hash, |&i| entries[i as usize].1 == *expr)
             .map(|&i| entries[i as usize].2)
     }
 
@@ -171,9 +171,8 @@ impl ExprTable {
         let expr = Expr::of(func, inst, leaders)?;
         let result = func.dfg.inst_result(inst)?;
         let hash = Self::hash(&expr);
-        let entries = &self.entries;
-        if let Some(&earlier) = self.table.find(hash, |&i| entries[i as usize].1 == expr) {
-            return Some(self.entries[earlier as usize].2);
+        if let Some(earlier) = self.available(hash, &expr) {
+            return Some(earlier);
         }
         let index = u32::try_from(self.entries.len()).ok()?;
         self.entries.push((hash, expr, result));

@@ -64,7 +64,7 @@ use crate::util::{contains_structured_control_flow, definitions};
 use cranelift_entity::SecondaryMap;
 use oxir_ir::effects::{instruction_effects, is_convergent};
 use oxir_ir::instructions::{BlockCall, Payload};
-use oxir_ir::{Block, Func, Function, Module, Opcode, TerminatorOp, Value, ValueDef};
+use oxir_ir::{Block, Func, Function, Module, Opcode, Value, ValueDef};
 use smallvec::SmallVec;
 
 pass_info! {
@@ -220,21 +220,19 @@ impl<'a> Planner<'a> {
 
     /// `B`'s `cond_br` condition and its two edges.
     fn branch_of(&self, block: Block) -> Option<(Value, [&'a BlockCall; 2])> {
-        let term = self.f.terminator(block)?;
-        let data = self.f.dfg.inst(term);
-        match (data.opcode.terminator_op(), &data.payload) {
-            (
-                Some(TerminatorOp::CondBr),
-                Payload::CondBranch {
-                    then_dest,
-                    else_dest,
-                },
-            ) => Some((
-                self.f.dfg.resolve(*data.args.first()?),
-                [then_dest, else_dest],
-            )),
-            _ => None, // wildcard-ok: only a cond_br decides on a condition
-        }
+        let data = self.f.dfg.inst(self.f.terminator(block)?);
+        let Payload::CondBranch {
+            then_dest,
+            else_dest,
+        } = &data.payload
+        else {
+            return None;
+        };
+        let cond = data
+            .args
+            .first()
+            .filter(|_| data.opcode == Opcode::CondBr)?;
+        Some((self.f.dfg.resolve(*cond), [then_dest, else_dest]))
     }
 
     fn is_loop_header(&self, block: Block) -> bool {
@@ -298,13 +296,17 @@ impl<'a> Planner<'a> {
 
     /// `pred`'s edges (it must end in `br` or `cond_br`) and the index of its only edge
     /// into `block`.
-    fn single_edge(&self, pred: Block, block: Block) -> Option<(SmallVec<[BlockCall; 2]>, usize)> {
-        let term = self.f.terminator(pred)?;
-        let data = self.f.dfg.inst(term);
+    fn single_edge(
+        &self,
+        pred: Block,
+        block: Block,
+    ) -> Option<(SmallVec<[&'a BlockCall; 2]>, usize)> {
+        let f: &'a Function = self.f;
+        let data = f.dfg.inst(f.terminator(pred)?);
         if !matches!(data.opcode, Opcode::Br | Opcode::CondBr) {
             return None;
         }
-        let edges: SmallVec<[BlockCall; 2]> = data.payload.edges().into_iter().cloned().collect();
+        let edges = data.payload.edges();
         let mut into = edges.iter().enumerate().filter(|(_, e)| e.block == block);
         let (index, _) = into.next()?;
         match into.next() {

@@ -3,6 +3,7 @@
 
 use super::{BoundsChecksInfo, BoundsPolicy, CheckClass, Policy};
 use crate::analysis::dominators::DomTree;
+use crate::const_values::scalar_or_vector;
 use cranelift_entity::SecondaryMap;
 use oxir_ir::constants::ConstStore;
 use oxir_ir::function::FunctionKind;
@@ -184,11 +185,7 @@ impl<'a> Facts<'a> {
 
     /// The lane scalar of a scalar or vector value.
     fn lane_scalar(&self, v: Value) -> Option<Scalar> {
-        match self.types.get(self.func.dfg.value_type(v)) {
-            TypeData::Scalar(s) | TypeData::Vector { elem: s, .. } => Some(*s),
-            // wildcard-ok: only scalars and vectors have lanes
-            _ => None,
-        }
+        scalar_or_vector(self.types, self.func.dfg.value_type(v)).map(|(s, _)| s)
     }
 
     /// Whether `v` is an unsigned integer scalar or vector.

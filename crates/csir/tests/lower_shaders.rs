@@ -60,7 +60,12 @@ fn every_entry_is_lowered_or_refused_with_a_location() {
     for (why, n) in &reasons {
         eprintln!("  {n:3} {why}");
     }
-    for name in ["csir_scene.wgsl:vs_main", "csir_scene.wgsl:fs_main"] {
+    for name in [
+        "csir_scene.wgsl:vs_main",
+        "csir_scene.wgsl:fs_main",
+        "csir_loops.wgsl:vs_lights",
+        "csir_loops.wgsl:fs_blur",
+    ] {
         assert!(
             accepted.iter().any(|a| a.starts_with(name)),
             "{name} refused"

@@ -119,3 +119,43 @@ fn invariant_position_and_float_decomposition() {
         "ldexp",
     );
 }
+
+/// Constant-trip loops are unrolled and folded by the CSIR pipeline; loops it cannot
+/// unroll (over the budget, a `break` on a runtime condition) are still refused as loops.
+#[test]
+fn constant_trip_loops_unrolled_other_loops_refused() {
+    let shader = lower_wgsl(
+        "@fragment fn main(@location(0) x: f32) -> @location(0) vec4<f32> {
+            var s = 0.0;
+            for (var i = 1; i <= 4; i++) {
+                for (var j = 0u; j < 2u; j++) { s += f32(i) * x + f32(j); }
+            }
+            return vec4<f32>(s, x, 0.0, 1.0);
+        }",
+        "main",
+        &Limits::default(),
+    )
+    .expect("a constant-trip nest is unrolled");
+    let verified = oxir_csir::verify(&shader, &Limits::default()).unwrap();
+    let mut inputs = oxir_csir::exec::Inputs::default();
+    inputs.varyings.insert(0, [0.5, 0.0, 0.0, 0.0]);
+    let out = oxir_csir::exec::run(&verified, &inputs).unwrap();
+    // Σ_{i=1..4} Σ_{j=0..1} (i·0.5 + j) = 2·0.5·10 + 4·1 = 14.
+    assert_eq!(out.colors.get(&0), Some(&[14.0, 0.5, 0.0, 1.0]));
+    refused(
+        "@fragment fn main(@location(0) x: f32) -> @location(0) vec4<f32> {
+            var s = 0.0;
+            for (var i = 0; i < 1000; i++) { s += sin(x * f32(i)); }
+            return vec4<f32>(s);
+        }",
+        "loop",
+    );
+    refused(
+        "@fragment fn main(@location(0) x: f32) -> @location(0) vec4<f32> {
+            var s = 0.0;
+            for (var i = 0; i < 4; i++) { s += x; if s > 2.0 { break; } }
+            return vec4<f32>(s);
+        }",
+        "loop",
+    );
+}

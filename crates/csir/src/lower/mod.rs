@@ -16,8 +16,12 @@
 //! locations as slots and are named `location_N` (oxir has no names for them), so a link
 //! by name and type is a link by location.
 //!
-//! Not done: loops of any kind (constant-trip loops are not unrolled yet), integer
-//! values, dynamic indices, `return` inside a conditional, interpolation with
+//! Loops: [`pipeline`] unrolls every innermost counted loop with a constant trip count
+//! within [`UNROLL_LIMITS`] (repeatedly, so nests go too) and folds the copies; a loop
+//! left after that (runtime trip count, `break`, a test outside the header, over the
+//! budget) is refused as `loop`.
+//!
+//! Not done: runtime loops (TGSI's `BGNLOOP` is not used), integer values, dynamic indices, `return` inside a conditional, interpolation with
 //! centroid / sample qualifiers, textures other than `texture_sample` of a 2D float
 //! texture.
 
@@ -116,15 +120,36 @@ impl LowerError {
     }
 }
 
+/// How far the CSIR pipeline unrolls: only loops with a constant trip count (a partial
+/// unroll keeps a loop, which CSIR refuses), up to the default instruction pool in IR
+/// instructions (trip count × loop size), so a loop too long for the pool stays a loop
+/// and is refused as one rather than as a pool overflow after a long unroll.
+pub const UNROLL_LIMITS: oxir_passes::passes::loop_unroll::UnrollLimits =
+    oxir_passes::passes::loop_unroll::UnrollLimits {
+        full_budget: 384,
+        partial: false,
+    };
+
 /// The CSIR driver pipeline: `normalize`, `ssa-optimization` (CSIR relies on constant
-/// folding), `structurize`, `mem2reg` on the structured form, and a structured
-/// verification.
+/// folding), full unrolling of constant-trip loops ([`UNROLL_LIMITS`]: CSIR has no
+/// loops) and `ssa-optimization` again to fold the copies' induction values,
+/// `structurize`, `mem2reg` on the structured form, and a structured verification.
 pub fn pipeline() -> PassPipeline {
     use oxir_passes::pipelines;
     let mut p = PassPipeline::new();
     p.add_sequence("normalize", pipelines::normalize());
     p.add_sequence(
         "ssa-optimization",
+        pipelines::ssa_optimization_with(pipelines::Optimizer::default()),
+    );
+    p.add("loop-unroll-full", |m: &mut Module| {
+        oxir_passes::PassOutcome::from_info(&oxir_passes::passes::loop_unroll::run_on_module_with(
+            m,
+            UNROLL_LIMITS,
+        ))
+    });
+    p.add_sequence(
+        "ssa-optimization-after-unroll",
         pipelines::ssa_optimization_with(pipelines::Optimizer::default()),
     );
     p.add_sequence("structurize", pipelines::structurize());

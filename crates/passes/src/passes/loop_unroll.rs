@@ -9,14 +9,15 @@
 //! outer loop whose inner loops were unrolled away is unrolled in the same run, and one
 //! run reaches a fixed point.
 //!
-//! **Full unroll** ([`FULL_UNROLL_BUDGET`]). When the trip count `k` is constant and
+//! **Full unroll** ([`FULL_UNROLL_BUDGET`], or [`UnrollLimits::full_budget`]). When the trip count `k` is constant and
 //! `k × size` (instructions of the loop) is at most the budget: `k` copies of the loop's
 //! blocks are chained — each copy's header jumps straight into the body (its test is
 //! known to stay) and each copy's latch enters the next copy's header — and the original
 //! header runs last, jumping straight to the exit. The original body blocks are deleted.
 //! Values used after the loop are the original header's, so nothing outside changes.
 //!
-//! **Partial unroll** ([`PARTIAL_FACTOR`], [`PARTIAL_UNROLL_BUDGET`]). When the trip count
+//! **Partial unroll** ([`PARTIAL_FACTOR`], [`PARTIAL_UNROLL_BUDGET`]; off when
+//! [`UnrollLimits::partial`] is false). When the trip count
 //! is not constant and the test stays while `x < n` with a positive constant step `s`
 //! (or `x > n` with a negative one), signed or unsigned: the exit is first closed (a new
 //! block takes every value used after the loop as a parameter). With `D = (f - 1)·|s|`,
@@ -112,22 +113,56 @@ pub const PARTIAL_FACTOR: u64 = 4;
 /// The most instructions the copies of a partial unroll may have (2 × factor × size).
 pub const PARTIAL_UNROLL_BUDGET: usize = 192;
 
+/// What `loop-unroll` may do: the registered pass uses [`UnrollLimits::default`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UnrollLimits {
+    /// The most instructions a fully unrolled loop may have (trip count × loop size).
+    pub full_budget: usize,
+    /// Whether loops without a constant trip count are partially unrolled. A target
+    /// with no loops (CSIR) turns it off: a partial unroll keeps a loop, so it would
+    /// only grow a shader that is refused anyway.
+    pub partial: bool,
+}
+
+impl Default for UnrollLimits {
+    fn default() -> UnrollLimits {
+        UnrollLimits {
+            full_budget: FULL_UNROLL_BUDGET,
+            partial: true,
+        }
+    }
+}
+
 /// Runs `loop-unroll` on every function definition of `module`.
 pub fn run_on_module(module: &mut Module) -> LoopUnrollInfo {
+    run_on_module_with(module, UnrollLimits::default())
+}
+
+/// Runs `loop-unroll` with `limits` on every function definition of `module`.
+pub fn run_on_module_with(module: &mut Module, limits: UnrollLimits) -> LoopUnrollInfo {
     let mut info = LoopUnrollInfo::default();
     for func in definitions(module) {
-        info.accumulate(&run_on_function(module, func));
+        info.accumulate(&run_on_function_with(module, func, limits));
     }
     info
 }
 
 /// Runs `loop-unroll` on one function.
 pub fn run_on_function(module: &mut Module, func: Func) -> LoopUnrollInfo {
+    run_on_function_with(module, func, UnrollLimits::default())
+}
+
+/// Runs `loop-unroll` with `limits` on one function.
+pub fn run_on_function_with(
+    module: &mut Module,
+    func: Func,
+    limits: UnrollLimits,
+) -> LoopUnrollInfo {
     let mut info = LoopUnrollInfo::default();
     require_plain_cfg!(module, func, info);
     loop {
         let mut skips = LoopUnrollInfo::default();
-        let plan = plan_next(module, func, &mut skips);
+        let plan = plan_next(module, func, limits, &mut skips);
         let Some(plan) = plan else {
             info.skipped_over_budget_count += skips.skipped_over_budget_count;
             info.skipped_convergent_count += skips.skipped_convergent_count;
@@ -182,7 +217,12 @@ struct PartialPlan {
 }
 
 /// The first innermost loop (in loop order) that can be unrolled now.
-fn plan_next(module: &Module, func: Func, skips: &mut LoopUnrollInfo) -> Option<Plan> {
+fn plan_next(
+    module: &Module,
+    func: Func,
+    limits: UnrollLimits,
+    skips: &mut LoopUnrollInfo,
+) -> Option<Plan> {
     let f = &module.functions[func];
     let loops = LoopInfo::new(f);
     let mut se = ScalarEvolution::new(module, f, &loops);
@@ -196,10 +236,13 @@ fn plan_next(module: &Module, func: Func, skips: &mut LoopUnrollInfo) -> Option<
             let total = usize::try_from(trips)
                 .ok()
                 .and_then(|t| t.checked_mul(shape.size));
-            if total.is_some_and(|t| t <= FULL_UNROLL_BUDGET) {
+            if total.is_some_and(|t| t <= limits.full_budget) {
                 return Some(Plan::Full(FullPlan { shape, trips }));
             }
             skips.skipped_over_budget_count += 1;
+            continue;
+        }
+        if !limits.partial {
             continue;
         }
         let Some(plan) = partial_plan(f, &loops, lp, shape, skips) else {
@@ -505,4 +548,56 @@ fn partial_unroll(module: &mut Module, func: Func, plan: &PartialPlan) -> u64 {
     retarget(f, s.preheader, s.header, first);
     delete_blocks(f, &s.blocks);
     cloned
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use oxir_ir::parser::parse_module;
+    use oxir_ir::printer::{print_module, View};
+
+    fn fixture(name: &str) -> Module {
+        let path = format!(
+            "{}/../../tests/filetests/passes/loop-unroll/{name}",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        // The input: the fixture up to its expected output.
+        let input = text.split("\n; output:").next().unwrap_or_default();
+        parse_module(input).unwrap_or_else(|e| panic!("{path}: {e}"))
+    }
+
+    #[test]
+    fn limits_turn_partial_unrolling_off_and_bound_full_unrolling() {
+        let full_only = UnrollLimits {
+            partial: false,
+            ..UnrollLimits::default()
+        };
+        let mut m = fixture("partial_dynamic.oxir");
+        let before = print_module(&m, View::Flat);
+        assert_eq!(
+            run_on_module(&mut m.clone()).partially_unrolled_loop_count,
+            2
+        );
+        let info = run_on_module_with(&mut m, full_only);
+        assert_eq!(info, LoopUnrollInfo::default());
+        assert_eq!(
+            print_module(&m, View::Flat),
+            before,
+            "a runtime loop was changed"
+        );
+
+        let mut m = fixture("full_constant.oxir");
+        let tight = UnrollLimits {
+            full_budget: 2,
+            ..full_only
+        };
+        let info = run_on_module_with(&mut m.clone(), tight);
+        assert_eq!(info.fully_unrolled_loop_count, 0);
+        assert_eq!(info.skipped_over_budget_count, 1);
+        assert_eq!(
+            run_on_module_with(&mut m, full_only).fully_unrolled_loop_count,
+            1
+        );
+    }
 }

@@ -113,8 +113,8 @@ fn check_tgsi_shape(label: &str, text: &str) {
     }
 }
 
-/// Every accepted shader survives the CSI round trip exactly; load + verify time per
-/// blob is measured.
+/// Every accepted shader survives the CSI round trip exactly (load + verify time per
+/// blob is measured by `benches/csir.rs`).
 #[test]
 fn accepted_shaders_round_trip_through_csi() {
     let limits = oxir_csir::Limits::default();
@@ -139,18 +139,4 @@ fn accepted_shaders_round_trip_through_csi() {
         assert_eq!(&back.records, &shader.records, "{label}");
         assert_eq!(&oxir_csir::binary::write(&back), blob, "{label}");
     }
-    let rounds = 200;
-    let start = std::time::Instant::now();
-    for _ in 0..rounds {
-        for (_, blob, _) in &blobs {
-            std::hint::black_box(oxir_csir::binary::read(blob, &limits).is_ok());
-        }
-    }
-    let per = start.elapsed().as_secs_f64() * 1e6 / (rounds * blobs.len()) as f64;
-    let bytes: usize = blobs.iter().map(|b| b.1.len()).sum();
-    eprintln!(
-        "CSI load + verify: {per:.1} us per blob (mean over {} blobs x {rounds}, {} bytes on average)",
-        blobs.len(),
-        bytes / blobs.len()
-    );
 }

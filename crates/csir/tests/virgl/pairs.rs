@@ -63,6 +63,8 @@ pub struct Stats {
     pub skipped: usize,
     pub max_abs: f32,
     pub max_rel: f32,
+    /// Lanes outside the bound without the sub-pixel slack (inside with it).
+    pub by_slack: usize,
 }
 
 /// The uniform slots of `s`, filled from std140 words that depend only on the seed,
@@ -132,10 +134,10 @@ fn interior(t: &Triangle, o: &Orientation) -> usize {
     n
 }
 
-/// The seed (of the first 64) whose triangle covers the most pixel centres.
+/// The seed (of the first 256) whose triangle covers the most pixel centres.
 fn pick(vs: &Shader, o: &Orientation) -> Option<(u64, [Inputs; 3], Triangle)> {
     let mut best: Option<(usize, u64, [Inputs; 3], Triangle)> = None;
-    for seed in 0..64 {
+    for seed in 0..256 {
         let inputs = [0, 1, 2].map(|k| vertex(vs, seed, k));
         let Some(t) = Triangle::new(vs, &inputs, o) else {
             continue;
@@ -196,6 +198,7 @@ pub fn check(
     let image = r.draw(v, &draw)?;
     st.pairs += 1;
     let fs = Fragment::new(p, &draw);
+    let before = (st.pixels, st.discarded);
     let mut errors = Vec::new();
     for row in 0..H {
         for col in 0..W {
@@ -205,6 +208,14 @@ pub fn check(
                 errors.push(format!("pixel ({col}, {row}): {why}"));
             }
         }
+    }
+    if std::env::var_os("OXIR_VIRGL_VERBOSE").is_some() {
+        eprintln!(
+            "  {}: seed {seed}, {} pixels compared, {} discarded",
+            p.label,
+            st.pixels - before.0,
+            st.discarded - before.1
+        );
     }
     if errors.is_empty() {
         return Ok(());
@@ -316,6 +327,7 @@ impl<'a> Fragment<'a> {
                         out.slot, have[k], want[k]
                     ));
                 }
+                st.by_slack += usize::from(!close(have[k], want[k], 0.0));
                 let err = (have[k] - want[k]).abs();
                 if err.is_finite() {
                     st.max_abs = st.max_abs.max(err);

@@ -159,3 +159,37 @@ fn constant_trip_loops_unrolled_other_loops_refused() {
         "loop",
     );
 }
+
+/// A `return` under `if`s whose arms all end the shader is lowered (outputs stored in
+/// that arm); one with code after an enclosing `ENDIF` is refused, as CSIR has no
+/// early exit.
+#[test]
+fn return_under_if_only_when_nothing_follows() {
+    let text = "@fragment fn main(@location(0) x: f32) -> @location(0) vec4<f32> {
+        if x < 0.0 { discard; }
+        if x > 1.0 { return vec4<f32>(1.0, 2.0, 3.0, 4.0); }
+        return vec4<f32>(x * 2.0);
+    }";
+    let shader = lower_wgsl(text, "main", &Limits::default()).expect("accepted");
+    let verified = oxir_csir::verify(&shader, &Limits::default()).unwrap();
+    let run = |x: f32| {
+        let mut inputs = oxir_csir::exec::Inputs::default();
+        inputs.varyings.insert(0, [x, 0.0, 0.0, 0.0]);
+        oxir_csir::exec::run(&verified, &inputs).unwrap()
+    };
+    assert!(run(-1.0).discarded);
+    assert_eq!(run(2.0).colors.get(&0), Some(&[1.0, 2.0, 3.0, 4.0]));
+    assert_eq!(run(0.25).colors.get(&0), Some(&[0.5; 4]));
+    refused(
+        "@fragment fn main(@location(0) x: f32) -> @location(0) vec4<f32> {
+            var y = x;
+            if x > 0.0 {
+                if x > 1.0 { return vec4<f32>(1.0); }
+                y = y * 2.0;
+            }
+            y = y + 0.5;
+            return vec4<f32>(y);
+        }",
+        "return inside a conditional with code after it",
+    );
+}

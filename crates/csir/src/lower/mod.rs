@@ -21,7 +21,12 @@
 //! left after that (runtime trip count, `break`, a test outside the header, over the
 //! budget) is refused as `loop`.
 //!
-//! Not done: runtime loops (TGSI's `BGNLOOP` is not used), integer values, dynamic indices, `return` inside a conditional, interpolation with
+//! `return` under an `IF`: accepted when no enclosing `if` has code after its `ENDIF`
+//! (every arm around it ends the shader, as in `if c { discard; } return x;`); the
+//! outputs are stored in that arm. Otherwise refused: CSIR has no early exit.
+//!
+//! Not done: runtime loops (TGSI's `BGNLOOP` is not used), integer values, dynamic
+//! indices, a `return` with code after the enclosing `ENDIF`, interpolation with
 //! centroid / sample qualifiers, textures other than `texture_sample` of a 2D float
 //! texture.
 
@@ -267,6 +272,8 @@ pub(crate) struct Lowerer<'m> {
     pub samplers: Vec<(Global, Global)>,
     pub at: Location,
     pub depth: u16,
+    /// Enclosing `if`s that have a merge block (code after their `ENDIF`).
+    pub merging_depth: u16,
 }
 
 /// How a structured region ended.
@@ -298,6 +305,7 @@ impl<'m> Lowerer<'m> {
                 ..Location::default()
             },
             depth: 0,
+            merging_depth: 0,
         }
     }
 
@@ -514,8 +522,11 @@ impl<'m> Lowerer<'m> {
                     }
                 }
                 (Lowering::Terminator(TerminatorOp::Return), _) => {
-                    if self.depth > 0 {
-                        return self.unsupported("return inside a conditional");
+                    // CSIR has no early exit: a `return` under an `IF` is the end of
+                    // the shader only when no enclosing `if` has code after its
+                    // `ENDIF` (every arm around it ends the function).
+                    if self.merging_depth > 0 {
+                        return self.unsupported("return inside a conditional with code after it");
                     }
                     let args = data.args.to_vec();
                     self.store_outputs(&args)?;
@@ -545,9 +556,12 @@ impl<'m> Lowerer<'m> {
         }
         self.emit(self.vrec(Op::If, 0, None, [Some(cond), None, None]))?;
         self.depth += 1;
+        let merging = u16::from(merge.is_some());
+        self.merging_depth += merging;
         self.arm(then_dest, merge)?;
         self.emit(self.vrec(Op::Else, 0, None, [None; 3]))?;
         self.arm(else_dest, merge)?;
+        self.merging_depth -= merging;
         self.depth -= 1;
         self.emit(self.vrec(Op::EndIf, 0, None, [None; 3]))
     }

@@ -5,30 +5,13 @@
 
 mod common;
 
+use common::Rng;
 use oxir_csir::exec::{self, Inputs, Texture};
 use oxir_csir::{verify, Limits, Shader, Stage};
 use oxir_interp::{Resources, StageInputs, Val};
 use oxir_ir::types::TypeData;
 use oxir_ir::{Builtin, Module, StageBinding};
 use std::collections::BTreeMap;
-
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    /// Uniform in [-2, 2).
-    fn float(&mut self) -> f32 {
-        (self.next() >> 40) as f32 / (1u64 << 24) as f32 * 4.0 - 2.0
-    }
-    fn lanes(&mut self) -> [f32; 4] {
-        [self.float(), self.float(), self.float(), self.float()]
-    }
-}
 
 fn val_of(lanes: &[f32]) -> Val {
     match lanes {

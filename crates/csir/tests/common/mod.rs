@@ -112,3 +112,33 @@ pub fn all_entries() -> Vec<Entry> {
         "wgsl", "vert", "frag", "spv",
     ]))
 }
+
+/// A small deterministic generator (xorshift64) for seeded test inputs.
+pub struct Rng(pub u64);
+
+impl Rng {
+    /// A generator seeded from `parts` (mixed, never zero).
+    pub fn new(parts: &[u64]) -> Rng {
+        let mut h = 0x9e37_79b9_7f4a_7c15u64;
+        for p in parts {
+            h = (h ^ p).wrapping_mul(0x1000_0000_01b3).rotate_left(29);
+        }
+        Rng(h | 1)
+    }
+
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    /// Uniform in [-2, 2).
+    pub fn float(&mut self) -> f32 {
+        (self.next() >> 40) as f32 / (1u64 << 24) as f32 * 4.0 - 2.0
+    }
+
+    pub fn lanes(&mut self) -> [f32; 4] {
+        [self.float(), self.float(), self.float(), self.float()]
+    }
+}

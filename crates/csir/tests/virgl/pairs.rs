@@ -1,6 +1,7 @@
 //! Rendering a linked vertex + fragment pair and comparing every pixel centre with the
 //! CSIR interpreter (see the test's module doc for the bound).
 
+use super::common::Rng;
 use super::expect::{close, Orientation, Triangle};
 use super::render::{Draw, Renderer, H, SENTINEL, W};
 use super::renderer::Virgl;
@@ -13,31 +14,6 @@ const EDGE_MARGIN: f64 = 0.05;
 /// The neighbourhood of a pixel centre the rasteriser may in effect sample (llvmpipe
 /// snaps vertices to 1/256 pixel).
 const SUBPIXEL: f64 = 1.0 / 256.0;
-
-struct Rng(u64);
-
-impl Rng {
-    fn new(parts: &[u64]) -> Rng {
-        let mut h = 0x9e37_79b9_7f4a_7c15u64;
-        for p in parts {
-            h = (h ^ p).wrapping_mul(0x1000_0000_01b3).rotate_left(29);
-        }
-        Rng(h | 1)
-    }
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    /// Uniform in [-2, 2).
-    fn float(&mut self) -> f32 {
-        (self.next() >> 40) as f32 / (1u64 << 24) as f32 * 4.0 - 2.0
-    }
-    fn lanes(&mut self) -> [f32; 4] {
-        [self.float(), self.float(), self.float(), self.float()]
-    }
-}
 
 /// A linked pair with its TGSI.
 #[derive(Clone)]

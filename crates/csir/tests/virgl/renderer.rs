@@ -83,10 +83,34 @@ struct VBox {
     d: i32,
 }
 
+impl VBox {
+    /// The box `(0, 0, 0)` to `(w, h, 1)`.
+    fn whole(w: u32, h: u32) -> VBox {
+        VBox {
+            x: 0,
+            y: 0,
+            z: 0,
+            w: w as i32,
+            h: h as i32,
+            d: 1,
+        }
+    }
+}
+
 #[repr(C)]
 struct IoVec {
     base: *mut c_void,
     len: usize,
+}
+
+impl IoVec {
+    /// One iovec over all of `bytes` (valid while `bytes` is neither moved nor dropped).
+    fn over(bytes: &mut [u8]) -> IoVec {
+        IoVec {
+            base: bytes.as_mut_ptr().cast(),
+            len: bytes.len(),
+        }
+    }
 }
 
 type CtxCreate = unsafe extern "C" fn(u32, u32, *const c_char) -> c_int;
@@ -334,18 +358,8 @@ impl Virgl {
     /// or `w` bytes (buffers, `h == 1`).
     pub fn write(&self, res: u32, w: u32, h: u32, stride: u32, data: &[f32]) -> Result<(), String> {
         let mut bytes: Vec<u8> = data.iter().flat_map(|f| f.to_le_bytes()).collect();
-        let mut iov = IoVec {
-            base: bytes.as_mut_ptr().cast(),
-            len: bytes.len(),
-        };
-        let mut b = VBox {
-            x: 0,
-            y: 0,
-            z: 0,
-            w: w as i32,
-            h: h as i32,
-            d: 1,
-        };
+        let mut iov = IoVec::over(&mut bytes);
+        let mut b = VBox::whole(w, h);
         // SAFETY: the iovec covers `bytes`, which outlives the call.
         let rc = unsafe { (self.write)(res, self.ctx, 0, stride, 0, &mut b, 0, &mut iov, 1) };
         if rc != 0 {
@@ -357,18 +371,8 @@ impl Virgl {
     /// Reads a `w` x `h` RGBA32F texture back, rows in memory order.
     pub fn read(&self, res: u32, w: u32, h: u32) -> Result<Vec<[f32; 4]>, String> {
         let mut bytes = vec![0u8; (w * h * 16) as usize];
-        let mut iov = IoVec {
-            base: bytes.as_mut_ptr().cast(),
-            len: bytes.len(),
-        };
-        let mut b = VBox {
-            x: 0,
-            y: 0,
-            z: 0,
-            w: w as i32,
-            h: h as i32,
-            d: 1,
-        };
+        let mut iov = IoVec::over(&mut bytes);
+        let mut b = VBox::whole(w, h);
         // SAFETY: the iovec covers `bytes`, which outlives the call.
         let rc = unsafe { (self.read)(res, self.ctx, 0, w * 16, 0, &mut b, 0, &mut iov, 1) };
         if rc != 0 {

@@ -171,8 +171,8 @@ fn renders_every_pair(virgl: &mut Virgl, pairs: &[pairs::Pair]) {
     );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     assert!(
-        st.pairs >= 1 && st.pixels >= 64,
-        "too little rendered: {st:?}"
+        st.pairs == pairs.len() && st.uncovered_pairs.is_empty() && st.pixels >= 64 * st.pairs,
+        "not every pair was rendered over enough pixels: {st:?}"
     );
     a_mutated_fragment_shader_is_caught(virgl, &mut r, &o, pairs);
 }

@@ -4,7 +4,10 @@
 //! `oxir run INPUT --engine csir` runs one vertex or fragment invocation of a `.csi`
 //! file (or of a shader compiled through CSIR) with `--location N=X,Y,Z,W` (attribute
 //! or varying slots), `--uniform-slot N=X,Y,Z,W` and `--frag-coord X,Y,Z,W` (missing
-//! values are zero; textures read zero) and prints its outputs as one JSON line.
+//! values are zero) and `--texture G:B=WxH[:seed=S]` (the 2D float texture at group G,
+//! binding B that a sampler slot reads: W×H texels, zero or drawn from seed S as
+//! `oxir run` draws a sampled float texture's texels; a texture not given reads zero) and
+//! prints its outputs as one JSON line.
 
 use crate::diagnostics::Failure;
 use crate::run::{usage, RunArgs};
@@ -76,6 +79,52 @@ fn slots(specs: &[String], what: &str) -> Result<BTreeMap<u16, [f32; 4]>, Failur
     Ok(out)
 }
 
+/// The textures of `--texture G:B=WxH[:seed=S]` by the sampler slots that read them.
+fn textures(
+    shader: &oxir_csir::Shader,
+    args: &RunArgs,
+) -> Result<BTreeMap<u16, oxir_csir::exec::Texture>, Failure> {
+    let cap = crate::run_limits::buffer_cap(args.max_buffer_size)?;
+    let mut out = BTreeMap::new();
+    for spec in &args.textures {
+        let (key, given) = crate::run_textures::parse_texture(spec)?;
+        let [w, h, layers] = given.extent;
+        if layers != 1 || given.samples.is_some() {
+            return Err(usage(format!(
+                "--texture `{spec}`: CSIR samples 2D textures (WxH, one layer, one sample)"
+            )));
+        }
+        crate::run_limits::check_texture(&format!("--texture `{spec}`"), given.extent, 1, cap)?;
+        let slots: Vec<u16> = shader
+            .interface
+            .samplers
+            .iter()
+            .filter(|s| s.texture == key)
+            .map(|s| s.slot)
+            .collect();
+        if slots.is_empty() {
+            return Err(usage(format!(
+                "--texture `{spec}`: no sampler of {} reads the texture at group {}, binding {}",
+                shader.name, key.0, key.1
+            )));
+        }
+        let texels = crate::run_texdata::float_texels(given.seed, w as usize * h as usize);
+        for slot in slots {
+            let texture = oxir_csir::exec::Texture {
+                width: w,
+                height: h,
+                texels: texels.clone(),
+            };
+            if out.insert(slot, texture).is_some() {
+                return Err(usage(format!(
+                    "--texture `{spec}`: that texture is given twice"
+                )));
+            }
+        }
+    }
+    Ok(out)
+}
+
 /// `oxir run INPUT --engine csir ...`.
 pub fn run(args: RunArgs) -> Result<(), Failure> {
     if args.dispatch.is_some() || args.device.is_some() || !args.buffers.is_empty() {
@@ -119,6 +168,7 @@ pub fn run(args: RunArgs) -> Result<(), Failure> {
     if let Some(spec) = &args.frag_coord {
         inputs.frag_coord = lanes(spec, "--frag-coord")?;
     }
+    inputs.textures = textures(&shader, &args)?;
     let limits = oxir_csir::Limits::default();
     let verified =
         oxir_csir::verify(&shader, &limits).map_err(|e| usage(format!("internal error: {e}")))?;

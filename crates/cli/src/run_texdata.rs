@@ -115,6 +115,17 @@ fn texel(class: Class, state: &mut u64, bytes: &mut Vec<u8>) -> [u32; 4] {
     }
 }
 
+/// `count` texels of a sampled float texture drawn from `seed` (zero without one): the
+/// same values [`contents`] gives a float texture with that seed, for `--engine csir`.
+pub(crate) fn float_texels(seed: Option<u64>, count: usize) -> Vec<[f32; 4]> {
+    let Some(mut state) = seed else {
+        return vec![[0.0; 4]; count];
+    };
+    (0..count)
+        .map(|_| [(); 4].map(|()| float(splitmix(&mut state))))
+        .collect()
+}
+
 /// A texture's initial contents: the interpreter's texture, and the bytes to give the
 /// Vulkan engine (tightly packed texels; one texel for a multisampled texture, which it
 /// clears to that value; empty for zero).

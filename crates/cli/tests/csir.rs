@@ -134,3 +134,71 @@ fn run_one_vertex_invocation() {
         "one invocation",
     );
 }
+
+/// `--texture G:B=WxH:seed=S` with `--engine csir`: the sampler reads the seeded texels
+/// of the documented generator (written out here from the documentation, not the code:
+/// splitmix64 from `S`, four draws per texel in row order, `((v & 511) - 256) / 64`),
+/// nearest with clamp-to-edge; a texture no sampler reads, layers and oversized sides
+/// are refused.
+#[test]
+fn run_one_fragment_invocation_with_a_seeded_texture() {
+    let dir = std::env::temp_dir().join(format!("oxir-csir-texture-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("sample.wgsl");
+    std::fs::write(
+        &file,
+        "@group(0) @binding(1) var img: texture_2d<f32>;
+         @group(0) @binding(2) var smp: sampler;
+         @fragment fn main(@location(0) uv: vec2<f32>) -> @location(0) vec4<f32> {
+             return textureSample(img, smp, uv);
+         }",
+    )
+    .unwrap();
+    let file = file.to_str().unwrap().to_string();
+    let mut state = 7u64;
+    let mut draw = || {
+        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        let v = z ^ (z >> 31);
+        ((v & 511) as i32 - 256) as f32 / 64.0
+    };
+    let texels: Vec<[f32; 4]> = (0..4).map(|_| [draw(), draw(), draw(), draw()]).collect();
+    assert!(texels.windows(2).any(|w| w[0] != w[1]), "{texels:?}");
+    let run = |uv: &str, texture: &str| {
+        oxir(&[
+            "run",
+            &file,
+            "--engine",
+            "csir",
+            "--location",
+            uv,
+            "--texture",
+            texture,
+        ])
+    };
+    // Texel centres, then a coordinate outside [0, 1] (clamped to texel (1, 0)).
+    let cases = [
+        ("0=0.25,0.25", 0),
+        ("0=0.75,0.25", 1),
+        ("0=0.25,0.75", 2),
+        ("0=0.75,0.75", 3),
+        ("0=1.5,-1", 1),
+    ];
+    for (uv, texel) in cases {
+        let out = run(uv, "0:1=2x2:seed=7");
+        assert_eq!(out.status.code(), Some(0), "{}", common::stderr(&out));
+        let [r, g, b, a] = texels[texel];
+        let want = format!(r#""0":[{r:?},{g:?},{b:?},{a:?}]"#);
+        assert!(
+            stdout(&out).contains(&want),
+            "{uv}: {} lacks {want}",
+            stdout(&out)
+        );
+    }
+    assert_exit(&run("0=0,0", "0:3=2x2"), 2, "no sampler of main reads");
+    assert_exit(&run("0=0,0", "0:1=2x2x2"), 2, "one layer");
+    assert_exit(&run("0=0,0", "0:1=9000x2"), 1, "MAX_TEXTURE_SIDE");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -228,7 +228,7 @@ pub fn within_limits(module: &Module) -> bool {
         .iter()
         .all(|(ty, _)| footprint(module, ty, 0) <= Limits::BYTES);
     let small_groups = module.functions.values().all(|f| match f.kind {
-        FunctionKind::Kernel { workgroup_size } => {
+        FunctionKind::Kernel { workgroup_size, .. } => {
             workgroup_size
                 .iter()
                 .map(|&n| u64::from(n))

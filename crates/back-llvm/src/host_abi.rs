@@ -169,7 +169,8 @@ pub fn host_kernel(module: &Module, name: &str) -> Result<HostKernel, String> {
         .values()
         .find(|f| f.name == name)
         .ok_or_else(|| format!("no kernel named `{name}`"))?;
-    let FunctionKind::Kernel { workgroup_size } = func.kind else {
+    // Specialisable sizes are refused by the preflight.
+    let FunctionKind::Kernel { workgroup_size, .. } = func.kind else {
         return Err(format!("@{name} is not a kernel"));
     };
     let entry = entry_symbol(module, name).ok_or_else(|| format!("no kernel named `{name}`"))?;

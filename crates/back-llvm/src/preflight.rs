@@ -83,7 +83,20 @@ pub fn preflight(module: &Module, target: &TargetDesc) -> Result<(), Error> {
             instruction: None,
         };
         match func.kind {
-            FunctionKind::Kernel { .. } => kernels += 1,
+            FunctionKind::Kernel {
+                workgroup_size: _,
+                workgroup_spec_ids,
+            } => {
+                if workgroup_spec_ids.iter().any(Option::is_some) {
+                    return Err(unsupported(
+                        "a workgroup size a pipeline specialises (LLVM has no specialization \
+                         constants; give the size with --override instead of --spec-constants)"
+                            .into(),
+                        at,
+                    ));
+                }
+                kernels += 1;
+            }
             FunctionKind::Vertex | FunctionKind::Fragment => {
                 return Err(unsupported(
                     "vertex and fragment entry points (the LLVM targets compile kernels)".into(),

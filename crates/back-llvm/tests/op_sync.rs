@@ -72,9 +72,7 @@ struct Kernel {
 impl Kernel {
     fn new() -> Self {
         let mut m = Module::new();
-        let kind = FunctionKind::Kernel {
-            workgroup_size: [4, 1, 1],
-        };
+        let kind = FunctionKind::kernel([4, 1, 1]);
         let func = FunctionBuilder::create_function(&mut m, "main", kind, Signature::default());
         Kernel {
             m,

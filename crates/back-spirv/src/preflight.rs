@@ -579,6 +579,30 @@ pub fn preflight(module: &Module, options: &Options) -> Result<(), Error> {
     })
 }
 
+/// A specialisable workgroup size is written as the module's one `BuiltIn WorkgroupSize`
+/// constant, which overrides every entry point's `LocalSize`: the module may then hold
+/// no other kernel.
+fn check_specialised_workgroup_sizes(module: &Module) -> Result<(), String> {
+    let kernels: Vec<&Function> = module
+        .functions
+        .values()
+        .filter(|f| matches!(f.kind, FunctionKind::Kernel { .. }))
+        .collect();
+    let specialised = kernels.iter().find(|f| {
+        matches!(f.kind, FunctionKind::Kernel { workgroup_spec_ids, .. }
+            if workgroup_spec_ids.iter().any(Option::is_some))
+    });
+    match specialised {
+        Some(f) if kernels.len() > 1 => Err(format!(
+            "kernel `{}` has a specialisable workgroup size and the module has {} kernels \
+             (SPIR-V's WorkgroupSize built-in would size them all; compile one entry point)",
+            f.name,
+            kernels.len()
+        )),
+        Some(_) | None => Ok(()),
+    }
+}
+
 /// A uniform buffer whose declared layout breaks Vulkan's extended alignment rules needs
 /// the `uniformBufferStandardLayout` feature: refused before Vulkan 1.2.
 fn check_uniform_layout(checker: &Checker, global: &GlobalData) -> Result<(), String> {
@@ -628,6 +652,7 @@ fn check_module(checker: &mut Checker) -> Result<(), String> {
     }) {
         return Err("a module without entry points".into());
     }
+    check_specialised_workgroup_sizes(module)?;
     let plan = crate::calls::CallPlan::new(module);
     if let Some(func) = plan.recursive {
         checker.at = Location {

@@ -118,9 +118,7 @@ impl Harness {
         let kind = if fragment {
             FunctionKind::Fragment
         } else {
-            FunctionKind::Kernel {
-                workgroup_size: [1, 1, 1],
-            }
+            FunctionKind::kernel([1, 1, 1])
         };
         let func = FunctionBuilder::create_function(&mut m, "main", kind, Signature::default());
         Harness {

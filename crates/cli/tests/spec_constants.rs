@@ -293,10 +293,22 @@ fn overrides_a_pipeline_could_not_set_are_refused_naming_them() {
         1,
         "override `lanes` is initialised from other overrides",
     );
+    // `@workgroup_size(wg)` is kept; the workgroup array sized by `lanes` is not.
     assert_exit(
         &compile(&derived, &["--override", "lanes=16"]),
         1,
-        "the workgroup size of entry point `main` is set by an override",
+        "array sized by a pipeline-overridable constant kept",
+    );
+    let computed = write(
+        "computed.wgsl",
+        "override w: u32 = 4u;\n\
+         @group(0) @binding(0) var<storage, read_write> out: array<u32>;\n\
+         @compute @workgroup_size(w * 2u) fn main() { out[0] = 1u; }\n",
+    );
+    assert_exit(
+        &compile(&computed, &[]),
+        1,
+        "the workgroup size of entry point `main` is computed from overrides",
     );
     let body = "@group(0) @binding(0) var<storage, read_write> out: array<u32>;\n\
                 @compute @workgroup_size(1) fn main() { out[0] = k; }\n";
@@ -365,4 +377,113 @@ fn the_other_targets_and_oxir_input_are_usage_errors_and_llvm_refuses_the_op() {
         1,
         "specialization constants",
     );
+}
+
+const SPEC_WORKGROUP: &str = "tests/shaders/spec_workgroup.wgsl";
+
+/// `@workgroup_size(wg)` under `--spec-constants`: the x dimension is an `OpSpecConstant`
+/// (SpecId 0, default 8) in the `BuiltIn WorkgroupSize` composite, the body's reads of
+/// `wg` are the same constant, the SPIR-V validates, and on a Vulkan device the defaults
+/// and each specialised size give what the interpreter gives with `--override wg=N`.
+/// Sizes of 0 and over the device's limit are refused before the driver sees them.
+#[test]
+fn a_workgroup_size_set_by_an_override_is_specialisable() {
+    let shader = path(SPEC_WORKGROUP);
+    let asm = oxir(&[
+        "compile",
+        &shader,
+        "--spec-constants",
+        "--target",
+        "spirv-asm",
+    ]);
+    assert_exit(&asm, 0, "");
+    let asm = stdout(&asm);
+    let (op, default) = spec_constant(&asm, 0);
+    assert_eq!(
+        (op.as_str(), default.as_deref()),
+        ("OpSpecConstant", Some("8")),
+        "{asm}"
+    );
+    assert!(asm.contains("BuiltIn WorkgroupSize"), "{asm}");
+    assert_eq!(
+        asm.matches("SpecId").count(),
+        1,
+        "one constant for the size and the body: {asm}"
+    );
+    let text = oxir(&["compile", &shader, "--spec-constants", "--target", "oxir"]);
+    assert!(
+        stdout(&text).contains("workgroup_size(8 spec_id 0, 1, 1)"),
+        "{}",
+        stdout(&text)
+    );
+    let dir = temp("workgroup");
+    for env in ["vulkan1.1", "vulkan1.3"] {
+        let spv = compile_spv(&dir, &shader, &["--target-env", env]);
+        if have_spirv_val("a_workgroup_size_set_by_an_override_is_specialisable") {
+            spirv_val(&words(&spv), env).unwrap_or_else(|e| panic!("{env}: {e}"));
+        }
+    }
+    if !vulkan_available() {
+        return;
+    }
+    let spv = compile_spv(&dir, &shader, &[]);
+    let run = |extra: &[&str]| {
+        let mut args = vec!["run", &spv, "--dispatch", "4", "--engine", "vulkan"];
+        args.extend_from_slice(extra);
+        oxir(&args)
+    };
+    let interp = |extra: &[&str]| {
+        let mut args = vec!["run", &shader, "--dispatch", "4"];
+        args.extend_from_slice(extra);
+        let out = oxir(&args);
+        assert_exit(&out, 0, "");
+        stdout(&out)
+    };
+    let defaults = stdout(&run(&[]));
+    assert_eq!(defaults, interp(&[]), "at the default size");
+    for n in ["1", "16", "64"] {
+        let out = run(&["--override", &format!("0={n}")]);
+        assert_exit(&out, 0, "");
+        assert_eq!(
+            stdout(&out),
+            interp(&["--override", &format!("wg={n}")]),
+            "wg = {n}"
+        );
+        assert_ne!(stdout(&out), defaults, "wg = {n} changes the result");
+    }
+    assert_exit(&run(&["--override", "0=0"]), 1, "to 0");
+    assert_exit(
+        &run(&["--override", "0=100000"]),
+        1,
+        "maxComputeWorkGroupSize",
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Specialisable sizes in IR text input: LLVM has no specialization constants, and SPIR-V's
+/// `WorkgroupSize` built-in would size every kernel of a module that has two.
+#[test]
+fn specialisable_sizes_refused_where_they_cannot_be_kept() {
+    let dir = temp("ir-sizes");
+    let kernel = |name: &str, size: &str| {
+        format!("kernel @{name}() workgroup_size({size}) {{\nblock0:\n    return\n}}\n")
+    };
+    let one = dir.join("one.oxir");
+    std::fs::write(&one, kernel("main", "8 spec_id 0, 1, 1")).unwrap();
+    let one = one.to_str().unwrap();
+    assert_exit(
+        &oxir(&["compile", one, "--target", "llvm-nvptx"]),
+        1,
+        "a workgroup size a pipeline specialises",
+    );
+    assert_exit(&oxir(&["compile", one, "--target", "spirv-asm"]), 0, "");
+    let two = dir.join("two.oxir");
+    let text = kernel("a", "8 spec_id 0, 1, 1") + "\n" + &kernel("b", "4, 1, 1");
+    std::fs::write(&two, text).unwrap();
+    assert_exit(
+        &oxir(&["compile", two.to_str().unwrap(), "--target", "spirv-asm"]),
+        1,
+        "has a specialisable workgroup size and the module has 2 kernels",
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -238,6 +238,41 @@ fn check_workgroup_size(size: [u32; 3], span: Span) -> Result<()> {
     ))
 }
 
+/// A compute entry's workgroup size, and the specialization id of each dimension an
+/// override sets when overrides are kept as specialization constants (its default is the
+/// override's). Without a plan, overrides must have been applied (`overrides.rs`).
+fn kernel_size(
+    m: &ModuleLowerer<'_>,
+    entry: &naga::EntryPoint,
+    span: Span,
+) -> Result<([u32; 3], [Option<u32>; 3])> {
+    let Some(overrides) = entry.workgroup_size_overrides else {
+        return Ok((entry.workgroup_size, [None; 3]));
+    };
+    let refuse = |what: String| Err(LowerError::unsupported(what, span));
+    let Some(plan) = &m.spec_constants else {
+        return refuse("workgroup size set by a pipeline-overridable constant".into());
+    };
+    let mut size = entry.workgroup_size;
+    let mut ids = [None; 3];
+    for (dim, expr) in overrides.iter().enumerate() {
+        let Some(expr) = *expr else { continue };
+        let naga::Expression::Override(handle) = m.naga.global_expressions[expr] else {
+            return refuse("workgroup size computed from pipeline-overridable constants".into());
+        };
+        let Some((id, value)) = plan.get(handle) else {
+            return refuse("workgroup size set by an override the plan does not know".into());
+        };
+        size[dim] = match value {
+            crate::OverrideValue::U32(n) => n,
+            crate::OverrideValue::I32(n) if n > 0 => n.unsigned_abs(),
+            other => return refuse(format!("workgroup size default {other:?}")),
+        };
+        ids[dim] = Some(id);
+    }
+    Ok((size, ids))
+}
+
 pub(crate) fn entry_interface(
     m: &mut ModuleLowerer<'_>,
     entry: &naga::EntryPoint,
@@ -250,15 +285,11 @@ pub(crate) fn entry_interface(
         .map_or(Span::UNDEFINED, |(_, s)| *s);
     let kind = match entry.stage {
         ShaderStage::Compute => {
-            if entry.workgroup_size_overrides.is_some() {
-                return Err(LowerError::unsupported(
-                    "workgroup size set by a pipeline-overridable constant",
-                    span,
-                ));
-            }
-            check_workgroup_size(entry.workgroup_size, span)?;
+            let (workgroup_size, workgroup_spec_ids) = kernel_size(m, entry, span)?;
+            check_workgroup_size(workgroup_size, span)?;
             FunctionKind::Kernel {
-                workgroup_size: entry.workgroup_size,
+                workgroup_size,
+                workgroup_spec_ids,
             }
         }
         ShaderStage::Vertex => FunctionKind::Vertex,

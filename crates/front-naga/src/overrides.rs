@@ -126,8 +126,9 @@ pub enum OverrideProblem {
     )]
     DerivedDefault { name: String },
     #[error(
-        "the workgroup size of entry point `{entry}` is set by an override, which \
-         --spec-constants cannot keep: give its value with --override and drop --spec-constants"
+        "the workgroup size of entry point `{entry}` is computed from overrides, which \
+         --spec-constants cannot keep (a dimension may be one override): give the values \
+         with --override and drop --spec-constants"
     )]
     SpecWorkgroupSize { entry: String },
     #[error("naga could not apply the overrides: {message}")]

@@ -21,8 +21,12 @@
 //! - an override whose initializer reads other overrides and that is given no value: one
 //!   SPIR-V specialization constant cannot both be set by the pipeline and follow the
 //!   others ([`OverrideProblem::DerivedDefault`]);
-//! - a workgroup size set by an override: the IR's workgroup size is a number
-//!   ([`OverrideProblem::SpecWorkgroupSize`]).
+//! - a workgroup size computed from overrides (`@workgroup_size(wg * 2)`): SPIR-V's
+//!   `WorkgroupSize` takes one specialization constant per dimension
+//!   ([`OverrideProblem::SpecWorkgroupSize`]). A dimension that is one override
+//!   (`@workgroup_size(wg)`) is kept: the kernel's dimension takes the override's
+//!   specialization id and default, written as a `BuiltIn WorkgroupSize` spec-constant
+//!   composite.
 //!
 //! Arrays sized by an override are refused by the type lowering when overrides are kept.
 
@@ -105,12 +109,19 @@ fn problem(problem: OverrideProblem, span: Span) -> OverrideError {
     OverrideError::new(problem, span)
 }
 
-/// Refuses an entry point whose workgroup size an override sets (the span is that of the
-/// size's expression).
+/// Refuses an entry point whose workgroup size is computed from overrides rather than
+/// being one override (the span is that of the size's expression); a size that is one
+/// override becomes a specialisable dimension of the kernel (`entry_points.rs`).
 fn check_workgroup_sizes(module: &Module) -> Result<(), OverrideError> {
     for entry in &module.entry_points {
         let sizes = entry.workgroup_size_overrides.iter().flatten();
-        if let Some(&size) = sizes.flatten().next() {
+        let derived = sizes.flatten().find(|&&size| {
+            !matches!(
+                module.global_expressions[size],
+                naga::Expression::Override(_)
+            )
+        });
+        if let Some(&size) = derived {
             let problem = OverrideProblem::SpecWorkgroupSize {
                 entry: entry.name.clone(),
             };

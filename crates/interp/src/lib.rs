@@ -420,7 +420,12 @@ pub fn dispatch_with_resources(
     let func = module
         .function_by_name(entry)
         .ok_or_else(|| ErrorKind::NoSuchFunction(entry.to_string()))?;
-    let FunctionKind::Kernel { workgroup_size } = module.functions[func].kind else {
+    // A specialisable size runs at its default (what a pipeline that sets nothing gets).
+    let FunctionKind::Kernel {
+        workgroup_size,
+        workgroup_spec_ids: _,
+    } = module.functions[func].kind
+    else {
         return Err(ErrorKind::NotAKernel(entry.to_string()).into());
     };
     let mut m = Machine::new(module, options.clone());

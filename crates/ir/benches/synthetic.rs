@@ -69,9 +69,7 @@ pub fn synthetic_module(target_insts: usize) -> Module {
     let mut e = Emitter {
         f: Function::new(
             "main",
-            FunctionKind::Kernel {
-                workgroup_size: [64, 1, 1],
-            },
+            FunctionKind::kernel([64, 1, 1]),
             Signature::default(),
         ),
         count: 0,

@@ -1299,9 +1299,7 @@ mod tests {
             init: None,
             binding,
         });
-        let kind = FunctionKind::Kernel {
-            workgroup_size: [64, 1, 1],
-        };
+        let kind = FunctionKind::kernel([64, 1, 1]);
         let f = FunctionBuilder::create_function(&mut m, "main", kind, Signature::default());
         let mut b = FunctionBuilder::new(&mut m, f);
         let entry = b.entry_block().unwrap();

@@ -15,8 +15,14 @@ use std::fmt;
 pub enum FunctionKind {
     /// A compute entry point.
     Kernel {
-        /// Invocations per workgroup along x, y and z; each at least 1.
+        /// Invocations per workgroup along x, y and z; each at least 1. For a dimension
+        /// with a specialization id, its default.
         workgroup_size: [u32; 3],
+        /// Per dimension, the specialization id through which a pipeline may set it when
+        /// it is created (SPIR-V `SpecId`); `None`: the size is fixed. Text form:
+        /// `workgroup_size(64 spec_id 0, 1, 1)`. Nothing may assume a specialisable
+        /// dimension is its default (the interpreter runs the default).
+        workgroup_spec_ids: [Option<u32>; 3],
     },
     /// A vertex-stage entry point.
     Vertex,
@@ -29,6 +35,14 @@ pub enum FunctionKind {
 }
 
 impl FunctionKind {
+    /// A kernel of a fixed workgroup size.
+    pub fn kernel(workgroup_size: [u32; 3]) -> FunctionKind {
+        FunctionKind::Kernel {
+            workgroup_size,
+            workgroup_spec_ids: [None; 3],
+        }
+    }
+
     /// Whether the function is a shader stage entry point (kernel, vertex or fragment).
     pub fn is_entry_point(self) -> bool {
         matches!(

@@ -57,7 +57,7 @@
 //!     init: None,
 //!     binding: Some(ResourceBinding { group: 0, binding: 0 }),
 //! });
-//! let kind = FunctionKind::Kernel { workgroup_size: [64, 1, 1] };
+//! let kind = FunctionKind::kernel([64, 1, 1]);
 //! let main = FunctionBuilder::create_function(&mut module, "main", kind, Signature::default());
 //! let mut b = FunctionBuilder::new(&mut module, main);
 //! let entry = b.entry_block().unwrap();

@@ -1022,14 +1022,22 @@ impl<'a> Parser<'a> {
             "kernel" => {
                 self.expect_keyword("workgroup_size")?;
                 self.expect(Tok::LParen)?;
-                let x = self.u32("a workgroup size")?;
-                self.expect(Tok::Comma)?;
-                let y = self.u32("a workgroup size")?;
-                self.expect(Tok::Comma)?;
-                let z = self.u32("a workgroup size")?;
+                let mut workgroup_size = [0; 3];
+                let mut workgroup_spec_ids = [None; 3];
+                for i in 0..3 {
+                    if i > 0 {
+                        self.expect(Tok::Comma)?;
+                    }
+                    workgroup_size[i] = self.u32("a workgroup size")?;
+                    if self.is_keyword("spec_id") {
+                        self.bump();
+                        workgroup_spec_ids[i] = Some(self.u32("a specialization id")?);
+                    }
+                }
                 self.expect(Tok::RParen)?;
                 FunctionKind::Kernel {
-                    workgroup_size: [x, y, z],
+                    workgroup_size,
+                    workgroup_spec_ids,
                 }
             }
             "vertex" => FunctionKind::Vertex,

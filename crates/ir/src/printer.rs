@@ -280,10 +280,21 @@ impl Printer<'_> {
             }
         }
         if let FunctionKind::Kernel {
-            workgroup_size: [x, y, z],
+            workgroup_size,
+            workgroup_spec_ids,
         } = f.kind
         {
-            let _ = write!(self.out, " workgroup_size({x}, {y}, {z})");
+            self.out.push_str(" workgroup_size(");
+            for (i, (size, id)) in workgroup_size.iter().zip(workgroup_spec_ids).enumerate() {
+                if i > 0 {
+                    self.out.push_str(", ");
+                }
+                let _ = write!(self.out, "{size}");
+                if let Some(id) = id {
+                    let _ = write!(self.out, " spec_id {id}");
+                }
+            }
+            self.out.push(')');
         }
         self.metadata(&f.metadata);
         if f.kind == FunctionKind::External && f.layout.entry_block().is_none() {

@@ -799,9 +799,7 @@ pub fn generate_module(seed: u64, config: GenConfig) -> Module {
         let is_kernel = index == callable_count;
         let (kind, signature) = if is_kernel {
             (
-                FunctionKind::Kernel {
-                    workgroup_size: [1 + rng.below(64) as u32, 1, 1],
-                },
+                FunctionKind::kernel([1 + rng.below(64) as u32, 1, 1]),
                 Signature::default(),
             )
         } else {

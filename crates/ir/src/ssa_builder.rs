@@ -420,9 +420,7 @@ mod tests {
     use crate::{ConstKind, Opcode};
 
     fn kernel(m: &mut Module) -> Func {
-        let kind = FunctionKind::Kernel {
-            workgroup_size: [1, 1, 1],
-        };
+        let kind = FunctionKind::kernel([1, 1, 1]);
         FunctionBuilder::create_function(m, "k", kind, Signature::default())
     }
 

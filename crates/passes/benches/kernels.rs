@@ -38,9 +38,7 @@ pub fn structured_kernel(target_insts: usize) -> Module {
         let y = b.add(x, p[1]);
         b.ret(&[y]);
     }
-    let kind = FunctionKind::Kernel {
-        workgroup_size: [64, 1, 1],
-    };
+    let kind = FunctionKind::kernel([64, 1, 1]);
     let main = FunctionBuilder::create_function(&mut m, "main", kind, Signature::default());
     let mut b = FunctionBuilder::new(&mut m, main);
     let entry = b.entry_block().expect("entry");

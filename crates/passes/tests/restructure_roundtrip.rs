@@ -160,9 +160,7 @@ fn build_kernel(rng: &mut Rng, module: &mut Module, name: &str, succs: &[Vec<usi
         )],
         returns: Vec::new(),
     };
-    let kind = FunctionKind::Kernel {
-        workgroup_size: [64, 1, 1],
-    };
+    let kind = FunctionKind::kernel([64, 1, 1]);
     let mut f = Function::new(name, kind, signature);
     let blocks: Vec<Block> = (0..succs.len()).map(|_| f.append_new_block()).collect();
     let param = f.dfg.append_block_param(blocks[0], u32_ty);

@@ -115,6 +115,9 @@ pub struct EntryPoint {
     /// The `SpecId`s of the specialization constants the workgroup size reads (through
     /// `LocalSizeId` or the `WorkgroupSize` built-in).
     pub size_spec_ids: Vec<u32>,
+    /// Per dimension, the `SpecId` of the specialization constant that is that dimension
+    /// itself (`None`: a plain constant, or a value computed from other constants).
+    pub size_dim_spec_ids: [Option<u32>; 3],
 }
 
 /// What a texel's channels hold, from the image's sampled type.
@@ -799,6 +802,9 @@ pub fn reflect(words: &[u32]) -> Result<Interface, ReflectError> {
         };
         let mut local_size = None;
         let mut size_ids: Vec<u32> = Vec::new();
+        // The ids that are the three dimensions (LocalSizeId operands or the built-in's
+        // constituents).
+        let mut dim_ids: Vec<u32> = Vec::new();
         for mode in &module.execution_modes {
             if mode.operands.first() != Some(&Operand::IdRef(function)) {
                 continue;
@@ -812,6 +818,7 @@ pub fn reflect(words: &[u32]) -> Result<Interface, ReflectError> {
                 }
                 Some(Operand::ExecutionMode(ExecutionMode::LocalSizeId)) => {
                     size_ids.extend(literals(&mode.operands[2..]));
+                    dim_ids = literals(&mode.operands[2..]);
                     let v: Vec<u32> = literals(&mode.operands[2..])
                         .iter()
                         .filter_map(|i| r.constants.get(i).map(|c| *c as u32))
@@ -828,6 +835,15 @@ pub fn reflect(words: &[u32]) -> Result<Interface, ReflectError> {
             local_size = constant_vec3(&r.constants, composites.get(&id));
             size_ids.push(id);
             size_ids.extend(composites.get(&id).into_iter().flatten());
+            dim_ids = composites.get(&id).cloned().unwrap_or_default();
+        }
+        let mut size_dim_spec_ids = [None; 3];
+        if dim_ids.len() == 3 {
+            for (slot, &i) in size_dim_spec_ids.iter_mut().zip(&dim_ids) {
+                *slot = r
+                    .decoration(i, Decoration::SpecId)
+                    .and_then(|d| d.first().copied());
+            }
         }
         let size_spec_ids = size_ids
             .iter()
@@ -838,6 +854,7 @@ pub fn reflect(words: &[u32]) -> Result<Interface, ReflectError> {
             model,
             local_size,
             size_spec_ids,
+            size_dim_spec_ids,
         });
     }
 

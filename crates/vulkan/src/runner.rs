@@ -550,6 +550,43 @@ fn timeout_ms() -> u64 {
 
 /// Checks a `LocalSize` against the device's `maxComputeWorkGroupSize` and
 /// `maxComputeWorkGroupInvocations` (a driver given more may crash: lavapipe does).
+/// The workgroup size the pipeline will have: the reflected default with each dimension
+/// that is itself a specialization constant set to its value. A value that sets a size
+/// computed from specialization constants is refused: the runner could not check the
+/// size against the device's limits.
+fn specialised_size(
+    entry_point: &crate::reflect::EntryPoint,
+    entry: &str,
+    specialization: &Specialization,
+) -> Result<Option<[u32; 3]>, Error> {
+    let mut size = entry_point.local_size;
+    for (id, bytes) in &specialization.values {
+        if !entry_point.size_spec_ids.contains(id) {
+            continue;
+        }
+        let dim = entry_point
+            .size_dim_spec_ids
+            .iter()
+            .position(|d| *d == Some(*id));
+        let value = <[u8; 4]>::try_from(bytes.as_slice()).map(u32::from_le_bytes);
+        match (dim, value, size.as_mut()) {
+            (Some(_), Ok(0), Some(_)) => {
+                return Err(Error::Interface(format!(
+                    "SpecId {id} sets a workgroup dimension of `{entry}` to 0"
+                )))
+            }
+            (Some(dim), Ok(value), Some(size)) => size[dim] = value,
+            _ => {
+                return Err(Error::Interface(format!(
+                    "SpecId {id} sets a value the workgroup size of `{entry}` is computed \
+                     from, which the runner cannot check against the device's limits"
+                )))
+            }
+        }
+    }
+    Ok(size)
+}
+
 fn check_workgroup_size(size: [u32; 3], limits: &vk::PhysicalDeviceLimits) -> Result<(), Error> {
     let limit = limits.max_compute_work_group_size;
     if (0..3).any(|i| size[i] > limit[i]) {
@@ -601,17 +638,7 @@ pub fn run_compute_specialized(
     let entry_point = interface
         .compute_entry(Some(entry))
         .map_err(Error::Interface)?;
-    let local_size = entry_point.local_size;
-    if let Some((id, _)) = specialization
-        .values
-        .iter()
-        .find(|(id, _)| entry_point.size_spec_ids.contains(id))
-    {
-        return Err(Error::Interface(format!(
-            "SpecId {id} sets the workgroup size of `{entry}`, which the runner checks against \
-             the device's limits at its default: it cannot be set"
-        )));
-    }
+    let local_size = specialised_size(entry_point, entry, specialization)?;
     if interface.push_constants {
         return Err(Error::PushConstants);
     }

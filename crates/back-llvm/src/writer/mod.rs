@@ -137,7 +137,8 @@ pub(crate) fn write(module: &Module, target: &TargetDesc) -> Result<String, Erro
     let mut kernels = Vec::new();
     for (_, func) in module.functions.iter() {
         match func.kind {
-            FunctionKind::Kernel { workgroup_size } => {
+            // Specialisable sizes are refused by the preflight.
+            FunctionKind::Kernel { workgroup_size, .. } => {
                 let name = symbols.legalise(&func.name);
                 let text = function::write_kernel(&mut state, func, &name, workgroup_size)?;
                 bodies.push_str(&text);

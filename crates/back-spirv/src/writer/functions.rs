@@ -89,8 +89,16 @@ impl Writer<'_> {
     /// Writes entry point or kept callable `func` (a callable's id is in `func_ids`, and the
     /// callables it calls are written before it).
     pub(super) fn write_function(&mut self, func: Func, f: &Function) -> R<()> {
+        self.specialised_size = None;
         let (model, workgroup_size) = match f.kind {
-            FunctionKind::Kernel { workgroup_size } => {
+            FunctionKind::Kernel {
+                workgroup_size,
+                workgroup_spec_ids,
+            } => {
+                if workgroup_spec_ids.iter().any(Option::is_some) {
+                    let id = self.specialised_workgroup_size(workgroup_size, workgroup_spec_ids)?;
+                    self.specialised_size = Some(id);
+                }
                 (Some(spirv::ExecutionModel::GLCompute), workgroup_size)
             }
             FunctionKind::Vertex => (Some(spirv::ExecutionModel::Vertex), [0; 3]),

@@ -148,13 +148,18 @@ impl Writer<'_> {
                 self.load_builtin(bi, ty, rid)?;
             }
             WorkgroupSize | DispatchSize => {
-                let parts: Vec<Word> = c
-                    .workgroup_size
-                    .iter()
-                    .map(|&x| self.const_u32(x))
-                    .collect();
                 let size_ty = rt.ok_or("a special register without a result type")?;
-                let size = self.constant_composite(size_ty, &parts);
+                let size = match self.specialised_size {
+                    Some(id) => id,
+                    None => {
+                        let parts: Vec<Word> = c
+                            .workgroup_size
+                            .iter()
+                            .map(|&x| self.const_u32(x))
+                            .collect();
+                        self.constant_composite(size_ty, &parts)
+                    }
+                };
                 if r == WorkgroupSize {
                     self.op(Op::CopyObject, rt, rid, vec![Operand::IdRef(size)])?;
                 } else {

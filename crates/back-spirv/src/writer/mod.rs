@@ -203,6 +203,9 @@ struct Writer<'a> {
     outputs: Vec<interface::OutputVar>,
     /// The function being written is a kept callable, not an entry point.
     in_callable: bool,
+    /// The kernel being written has a specialisable workgroup size: its `BuiltIn
+    /// WorkgroupSize` spec-constant composite, which `workgroup_size` reads.
+    specialised_size: Option<Word>,
     /// `if` arms not written: the merge their `if` branches to instead (`functions.rs`).
     arm_redirect: SecondaryMap<Block, Option<Block>>,
     // Per module:
@@ -374,6 +377,7 @@ pub(crate) fn write(module: &Module, options: &Options) -> Result<Vec<u32>, Erro
         temps: SecondaryMap::new(),
         outputs: Vec::new(),
         in_callable: false,
+        specialised_size: None,
         arm_redirect: SecondaryMap::new(),
         func_ids: SecondaryMap::new(),
         callable_interfaces: SecondaryMap::new(),

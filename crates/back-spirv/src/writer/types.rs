@@ -145,6 +145,42 @@ impl Writer<'_> {
         }
     }
 
+    /// A workgroup size a pipeline may specialise: an `OpSpecConstantComposite` of
+    /// `uvec3` decorated `BuiltIn WorkgroupSize` (which overrides `LocalSize`, still
+    /// written with the defaults), each specialisable dimension an `OpSpecConstant`
+    /// decorated `SpecId`, the others plain constants.
+    pub(super) fn specialised_workgroup_size(
+        &mut self,
+        size: [u32; 3],
+        ids: [Option<u32>; 3],
+    ) -> R<Word> {
+        let u32_type = self.type_int(32, 0);
+        let mut parts = Vec::with_capacity(3);
+        for (&n, id) in size.iter().zip(ids) {
+            parts.push(match id {
+                Some(id) => self.declare_decorated(
+                    Op::SpecConstant,
+                    Some(u32_type),
+                    vec![Operand::LiteralBit32(n)],
+                    vec![Deco::on_type(Decoration::SpecId, &[id])],
+                ),
+                None => self.const_u32(n),
+            });
+        }
+        let vec3 = self.lanes_type(Scalar::U32, 3)?;
+        let builtin = Deco {
+            member: None,
+            decoration: Decoration::BuiltIn,
+            operands: vec![Operand::BuiltIn(spirv::BuiltIn::WorkgroupSize)],
+        };
+        Ok(self.declare_decorated(
+            Op::SpecConstantComposite,
+            Some(vec3),
+            parts.into_iter().map(Operand::IdRef).collect(),
+            vec![builtin],
+        ))
+    }
+
     pub(super) fn const_u32(&mut self, v: u32) -> Word {
         let t = self.type_int(32, 0);
         self.constant_bit32(t, v)

@@ -86,7 +86,7 @@ pub fn kernels(module: &Module) -> Vec<(String, [u32; 3])> {
         .functions
         .values()
         .filter_map(|f| match f.kind {
-            FunctionKind::Kernel { workgroup_size } => Some((f.name.clone(), workgroup_size)),
+            FunctionKind::Kernel { workgroup_size, .. } => Some((f.name.clone(), workgroup_size)),
             _ => None,
         })
         .collect()

@@ -698,7 +698,10 @@ impl Verifier<'_> {
             }
         }
         match function.kind {
-            FunctionKind::Kernel { workgroup_size } => {
+            FunctionKind::Kernel {
+                workgroup_size,
+                workgroup_spec_ids: _, // point 12 (`specialization.rs`)
+            } => {
                 if workgroup_size.contains(&0) {
                     let [x, y, z] = workgroup_size;
                     self.report(

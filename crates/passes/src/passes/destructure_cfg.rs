@@ -352,9 +352,7 @@ mod tests {
              block1:\n    br block3\nblock2:\n    br block3\nblock3:\n    return\n}\n",
         )
         .expect("parses");
-        let kind = FunctionKind::Kernel {
-            workgroup_size: [1, 1, 1],
-        };
+        let kind = FunctionKind::kernel([1, 1, 1]);
         let bad = FunctionBuilder::create_function(&mut module, "bad", kind, Signature::default());
         let mut b = FunctionBuilder::new(&mut module, bad);
         let entry = b.entry_block().expect("entry");

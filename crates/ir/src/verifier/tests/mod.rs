@@ -21,13 +21,7 @@ mod robustness;
 // --- helpers ---------------------------------------------------------------------------
 
 fn kernel(name: &str) -> Function {
-    Function::new(
-        name,
-        FunctionKind::Kernel {
-            workgroup_size: [64, 1, 1],
-        },
-        Signature::default(),
-    )
+    Function::new(name, FunctionKind::kernel([64, 1, 1]), Signature::default())
 }
 
 fn place(f: &mut Function, block: Block, data: InstData) -> Inst {

@@ -243,11 +243,19 @@ impl<'a> Facts<'a> {
 
     /// The largest value of a kernel's local invocation index, or of one component of its
     /// local invocation id (`extract` of the built-in parameter or of `thread_id`): one
-    /// less than the workgroup size (or its product). `None` for anything else.
+    /// less than the workgroup size (or its product). `None` for anything else, and for a
+    /// size a pipeline may specialise (its default proves nothing).
     fn invocation_id_max(&self, v: Value) -> Option<u64> {
-        let FunctionKind::Kernel { workgroup_size } = self.func.kind else {
+        let FunctionKind::Kernel {
+            workgroup_size,
+            workgroup_spec_ids,
+        } = self.func.kind
+        else {
             return None;
         };
+        if workgroup_spec_ids.iter().any(Option::is_some) {
+            return None;
+        }
         let [x, y, z] = workgroup_size.map(u64::from);
         let invocations = x.checked_mul(y)?.checked_mul(z)?;
         let builtin_of = |v: Value| match self.func.dfg.value_def(self.func.dfg.resolve(v)) {

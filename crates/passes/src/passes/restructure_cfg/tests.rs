@@ -358,9 +358,7 @@ fn deep_nesting_does_not_recurse() {
         )],
         returns: Vec::new(),
     };
-    let kind = FunctionKind::Kernel {
-        workgroup_size: [1, 1, 1],
-    };
+    let kind = FunctionKind::kernel([1, 1, 1]);
     let mut f = Function::new("main", kind, signature);
     let entry = f.append_new_block();
     let param = f.dfg.append_block_param(entry, u32_ty);

@@ -63,7 +63,7 @@ use oxir_passes::pipeline::{PassPipeline, PipelineError};
 use std::fmt;
 
 pub use preflight::{opcode_support, preflight, Support, MAX_LEAVES};
-pub use target::{Invocation, MathLibrary, PointerDialect, TargetDesc};
+pub use target::{Invocation, MathLibrary, PointerDialect, Subgroups, TargetDesc};
 pub use writer::{kernel_params, KernelParam};
 
 /// Where in the module an error arose: function, block, instruction, as far as known.

@@ -3,9 +3,10 @@
 //! here or refused with the reason the preflight reports.
 //!
 //! Each lowering names the writer that handles it (`writer/arith.rs`, `writer/math.rs`,
-//! `writer/memory.rs`, `writer/subgroup.rs`, `writer/function.rs`) with a typed selector that writer matches
-//! exhaustively. Refusals are target-independent reasons; target-dependent refusals
-//! (elementary functions without a math library) are the preflight's.
+//! `writer/memory.rs`, `writer/subgroup.rs`, `writer/function.rs`) with a typed selector
+//! that writer matches exhaustively. Refusals are target-independent reasons; target-dependent refusals
+//! (elementary functions without a math library, subgroups on a target without them) are
+//! the preflight's.
 
 use oxir_ir::{Opcode, SubgroupArith, SubgroupOp, SubgroupScan, TerminatorOp};
 

@@ -5,6 +5,9 @@
 //! sync: every module the preflight accepts must be written and pass `opt -passes=verify`
 //! and `llc`, and every refused opcode must be refused by name.
 //!
+//! Target-dependent refusals: elementary functions without a math library, and subgroup
+//! ops on a target without subgroups (or on a value type its warp shuffles do not move).
+//!
 //! A refusal is [`Error::Unsupported`], located at the function, block and instruction.
 
 use crate::lowering::{lowering, CompositeOp, Lowering, MathOp, MemoryOp};

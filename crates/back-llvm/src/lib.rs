@@ -38,6 +38,12 @@
 //!   `llvm.nvvm.barrier.cta.sync.aligned.all` (LLVM 22's name for `barrier0`); atomics
 //!   `monotonic` with `syncscope("device")` on buffers and `syncscope("block")` on
 //!   workgroup memory.
+//! - **Subgroup collectives** (all 32 `subgroup_*` ops) over the warp's active mask
+//!   (`llvm.nvvm.activemask`): `vote.*.sync` for ballot, all and any, `shfl.sync.idx`
+//!   from a computed lane for broadcasts and shuffles (zero from an out-of-range or
+//!   inactive lane, as in the interpreter), reductions and scans in lane order; see the
+//!   writer's `subgroup` module. A target without subgroups ([`Subgroups::Unavailable`],
+//!   the host) refuses them by name.
 //! - **Elementary functions** (`sin` … `pow`) call libdevice (`__nv_sinf`, ...), which
 //!   the driver links; a target without a math library refuses them by name.
 //!
@@ -63,7 +69,7 @@ use oxir_passes::pipeline::{PassPipeline, PipelineError};
 use std::fmt;
 
 pub use preflight::{opcode_support, preflight, Support, MAX_LEAVES};
-pub use target::{Invocation, MathLibrary, PointerDialect, TargetDesc};
+pub use target::{Invocation, MathLibrary, PointerDialect, Subgroups, TargetDesc};
 pub use writer::{kernel_params, KernelParam};
 
 /// Where in the module an error arose: function, block, instruction, as far as known.

@@ -3,11 +3,12 @@
 //! here or refused with the reason the preflight reports.
 //!
 //! Each lowering names the writer that handles it (`writer/arith.rs`, `writer/math.rs`,
-//! `writer/memory.rs`, `writer/function.rs`) with a typed selector that writer matches
-//! exhaustively. Refusals are target-independent reasons; target-dependent refusals
-//! (elementary functions without a math library) are the preflight's.
+//! `writer/memory.rs`, `writer/subgroup.rs`, `writer/function.rs`) with a typed selector
+//! that writer matches exhaustively. Refusals are target-independent reasons; target-dependent refusals
+//! (elementary functions without a math library, subgroups on a target without them) are
+//! the preflight's.
 
-use oxir_ir::{Opcode, TerminatorOp};
+use oxir_ir::{Opcode, SubgroupArith, SubgroupOp, SubgroupScan, TerminatorOp};
 
 /// The writer of an op, with the op as that writer's selector.
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -26,6 +27,9 @@ pub(crate) enum Lowering {
     Memory(MemoryOp),
     /// Special-register reads.
     Register(Register),
+    /// Subgroup collectives (`writer/subgroup.rs`), with the IR's own sub-table as the
+    /// selector; the preflight refuses them on targets without subgroups.
+    Subgroup(SubgroupOp),
     /// Block terminators, written with the control flow.
     Terminator(TerminatorOp),
     /// Not written by this back-end: the preflight refuses it with this reason.
@@ -200,6 +204,10 @@ fn rmw(signed: &'static str, unsigned: &'static str) -> Lowering {
     Lowering::Memory(MemoryOp::Atomic(AtomicOp::Rmw { signed, unsigned }))
 }
 
+fn subgroup(op: SubgroupArith, scan: SubgroupScan) -> Lowering {
+    Lowering::Subgroup(SubgroupOp::Arithmetic { op, scan })
+}
+
 /// The lowering of `op`.
 pub(crate) fn lowering(op: Opcode) -> Lowering {
     use Lowering::{Arith, Composite, Elementary, Math, Memory, Refused, Terminator};
@@ -368,38 +376,38 @@ pub(crate) fn lowering(op: Opcode) -> Lowering {
         | O::TextureNumLevels
         | O::TextureNumLayers
         | O::TextureNumSamples => Refused("textures (not written for LLVM yet)"),
-        O::SubgroupBallot
-        | O::SubgroupElect
-        | O::SubgroupBroadcastFirst
-        | O::SubgroupBroadcast
-        | O::SubgroupShuffle
-        | O::SubgroupShuffleXor
-        | O::SubgroupShuffleUp
-        | O::SubgroupShuffleDown
-        | O::SubgroupAll
-        | O::SubgroupAny
-        | O::SubgroupAllEqual
-        | O::SubgroupAdd
-        | O::SubgroupMul
-        | O::SubgroupMin
-        | O::SubgroupMax
-        | O::SubgroupAnd
-        | O::SubgroupOr
-        | O::SubgroupXor
-        | O::SubgroupInclusiveAdd
-        | O::SubgroupInclusiveMul
-        | O::SubgroupInclusiveMin
-        | O::SubgroupInclusiveMax
-        | O::SubgroupInclusiveAnd
-        | O::SubgroupInclusiveOr
-        | O::SubgroupInclusiveXor
-        | O::SubgroupExclusiveAdd
-        | O::SubgroupExclusiveMul
-        | O::SubgroupExclusiveMin
-        | O::SubgroupExclusiveMax
-        | O::SubgroupExclusiveAnd
-        | O::SubgroupExclusiveOr
-        | O::SubgroupExclusiveXor => Refused("subgroup operations (not written for LLVM yet)"),
+        O::SubgroupBallot => Lowering::Subgroup(SubgroupOp::Ballot),
+        O::SubgroupElect => Lowering::Subgroup(SubgroupOp::Elect),
+        O::SubgroupBroadcastFirst => Lowering::Subgroup(SubgroupOp::BroadcastFirst),
+        O::SubgroupBroadcast => Lowering::Subgroup(SubgroupOp::Broadcast),
+        O::SubgroupShuffle => Lowering::Subgroup(SubgroupOp::Shuffle),
+        O::SubgroupShuffleXor => Lowering::Subgroup(SubgroupOp::ShuffleXor),
+        O::SubgroupShuffleUp => Lowering::Subgroup(SubgroupOp::ShuffleUp),
+        O::SubgroupShuffleDown => Lowering::Subgroup(SubgroupOp::ShuffleDown),
+        O::SubgroupAll => Lowering::Subgroup(SubgroupOp::All),
+        O::SubgroupAny => Lowering::Subgroup(SubgroupOp::Any),
+        O::SubgroupAllEqual => Lowering::Subgroup(SubgroupOp::AllEqual),
+        O::SubgroupAdd => subgroup(SubgroupArith::Add, SubgroupScan::Reduce),
+        O::SubgroupMul => subgroup(SubgroupArith::Mul, SubgroupScan::Reduce),
+        O::SubgroupMin => subgroup(SubgroupArith::Min, SubgroupScan::Reduce),
+        O::SubgroupMax => subgroup(SubgroupArith::Max, SubgroupScan::Reduce),
+        O::SubgroupAnd => subgroup(SubgroupArith::And, SubgroupScan::Reduce),
+        O::SubgroupOr => subgroup(SubgroupArith::Or, SubgroupScan::Reduce),
+        O::SubgroupXor => subgroup(SubgroupArith::Xor, SubgroupScan::Reduce),
+        O::SubgroupInclusiveAdd => subgroup(SubgroupArith::Add, SubgroupScan::Inclusive),
+        O::SubgroupInclusiveMul => subgroup(SubgroupArith::Mul, SubgroupScan::Inclusive),
+        O::SubgroupInclusiveMin => subgroup(SubgroupArith::Min, SubgroupScan::Inclusive),
+        O::SubgroupInclusiveMax => subgroup(SubgroupArith::Max, SubgroupScan::Inclusive),
+        O::SubgroupInclusiveAnd => subgroup(SubgroupArith::And, SubgroupScan::Inclusive),
+        O::SubgroupInclusiveOr => subgroup(SubgroupArith::Or, SubgroupScan::Inclusive),
+        O::SubgroupInclusiveXor => subgroup(SubgroupArith::Xor, SubgroupScan::Inclusive),
+        O::SubgroupExclusiveAdd => subgroup(SubgroupArith::Add, SubgroupScan::Exclusive),
+        O::SubgroupExclusiveMul => subgroup(SubgroupArith::Mul, SubgroupScan::Exclusive),
+        O::SubgroupExclusiveMin => subgroup(SubgroupArith::Min, SubgroupScan::Exclusive),
+        O::SubgroupExclusiveMax => subgroup(SubgroupArith::Max, SubgroupScan::Exclusive),
+        O::SubgroupExclusiveAnd => subgroup(SubgroupArith::And, SubgroupScan::Exclusive),
+        O::SubgroupExclusiveOr => subgroup(SubgroupArith::Or, SubgroupScan::Exclusive),
+        O::SubgroupExclusiveXor => subgroup(SubgroupArith::Xor, SubgroupScan::Exclusive),
         O::Call => Refused("calls that survive inlining"),
         O::SpecConstant => {
             Refused("specialization constants (SPIR-V only; give the value with --override)")

@@ -5,10 +5,13 @@
 //! sync: every module the preflight accepts must be written and pass `opt -passes=verify`
 //! and `llc`, and every refused opcode must be refused by name.
 //!
+//! Target-dependent refusals: elementary functions without a math library, and subgroup
+//! ops on a target without subgroups (or on a value type its warp shuffles do not move).
+//!
 //! A refusal is [`Error::Unsupported`], located at the function, block and instruction.
 
 use crate::lowering::{lowering, CompositeOp, Lowering, MathOp, MemoryOp};
-use crate::target::{MathLibrary, PointerDialect, TargetDesc};
+use crate::target::{MathLibrary, PointerDialect, Subgroups, TargetDesc};
 use crate::{Error, Location};
 use oxir_ir::types::TypeData;
 use oxir_ir::{AddressSpace, ConstKind, Function, FunctionKind, InstData, Module, Type};
@@ -33,6 +36,7 @@ pub fn opcode_support(op: oxir_ir::Opcode) -> Support {
         | Lowering::Matrix(_)
         | Lowering::Memory(_)
         | Lowering::Register(_)
+        | Lowering::Subgroup(_)
         | Lowering::Terminator(_) => Support::Written,
     }
 }
@@ -262,6 +266,27 @@ fn check_inst(
             }) => Ok(()),
             _ => Err("workgroup allocas (not written yet)".into()),
         },
+        Lowering::Subgroup(_) => match target.subgroups {
+            Subgroups::Unavailable => Err(
+                "no subgroups on this target (it runs one invocation at a time, so no \
+                 invocation can see another's value; use --target ptx or the interpreter)"
+                    .into(),
+            ),
+            Subgroups::Warp32 => {
+                data.args
+                    .iter()
+                    .enumerate()
+                    .try_for_each(|(i, _)| match arg_ty(i) {
+                        Some(t) if warp_value(module, t) => Ok(()),
+                        Some(t) => Err(format!(
+                            "operand {i} of type {} (warp shuffles move bool, 32-bit and \
+                         16-bit scalars and vectors of them)",
+                            module.types.display(t)
+                        )),
+                        None => Err("a missing operand".into()),
+                    })
+            }
+        },
         Lowering::Arith(_)
         | Lowering::Math(_)
         | Lowering::Composite(_)
@@ -270,4 +295,16 @@ fn check_inst(
         | Lowering::Register(_)
         | Lowering::Terminator(_) => Ok(()),
     }
+}
+
+/// Whether the writer's warp collectives move values of `ty`: scalars and vectors of
+/// bool, 32-bit integers and floats, and 16-bit floats (what the IR's subgroup type rules
+/// admit today; anything wider is refused here rather than written wrong).
+fn warp_value(module: &Module, ty: Type) -> bool {
+    let elem = match module.types.try_get(ty) {
+        Some(TypeData::Scalar(s)) => *s,
+        Some(TypeData::Vector { elem, .. }) => *elem,
+        _ => return false,
+    };
+    elem.is_bool() || elem.bits == 32 || (elem.is_float() && elem.bits == 16)
 }

@@ -4,8 +4,9 @@
 //! A [`TargetDesc`] names the triple and data layout, the pointer dialect (opaque `ptr` or
 //! typed `T*`), the LLVM address space of each oxir address space, the intrinsic spelling
 //! of barriers and special registers, the `syncscope` of atomics per address space, the
-//! kernel calling convention, and where precise elementary functions come from. The
-//! writer never tests which target it writes for; it reads these fields.
+//! kernel calling convention, where precise elementary functions come from, and whether
+//! subgroup collectives exist. The writer never tests which target it writes for; it
+//! reads these fields.
 //!
 //! [`TargetDesc::nvptx`] and [`TargetDesc::host`] are the targets today. Only
 //! [`PointerDialect::Opaque`] is written; the preflight refuses a typed-pointer
@@ -30,6 +31,19 @@ pub enum MathLibrary {
     /// The C library's libm (`sinf`, `sin`, ...), linked with the host object.
     Libm,
     /// None: the preflight refuses elementary functions, naming the op.
+    Unavailable,
+}
+
+/// How subgroup collectives (ballots, votes, shuffles, reductions, scans) are written.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Subgroups {
+    /// NVIDIA warps of 32 lanes: the active lanes are `llvm.nvvm.activemask`, and the
+    /// collectives are `llvm.nvvm.vote.*.sync` and `llvm.nvvm.shfl.sync.idx.i32` over that
+    /// mask (see the writer's `subgroup` module). Needs PTX 6.2 (`llc` gives it from
+    /// sm_75 on; older GPUs need `-mattr=+ptx62`, which the driver adds).
+    Warp32,
+    /// None: the preflight refuses every subgroup op, naming it (the host runs one
+    /// invocation at a time, so no lane can see another's value).
     Unavailable,
 }
 
@@ -84,6 +98,8 @@ pub struct TargetDesc {
     /// access past a storage buffer's end reads zero and drops the store (see the
     /// writer's `robust` module). Off: such accesses are undefined, as on the GPU.
     pub robust_access: bool,
+    /// Subgroup collectives.
+    pub subgroups: Subgroups,
 }
 
 impl TargetDesc {
@@ -105,6 +121,7 @@ impl TargetDesc {
             math: MathLibrary::Libdevice,
             invocation: Invocation::Intrinsics,
             robust_access: false,
+            subgroups: Subgroups::Warp32,
         }
     }
 
@@ -129,6 +146,7 @@ impl TargetDesc {
             math: MathLibrary::Libm,
             invocation: Invocation::HostContext,
             robust_access: true,
+            subgroups: Subgroups::Unavailable,
         }
     }
 

@@ -18,7 +18,7 @@ use oxir_ir::{
     AddressSpace, FunctionKind, GlobalData, Module, Opcode, Payload, ResourceBinding, Scalar,
     Signature, StorageAccess, Type, Value,
 };
-use oxir_llvm::{opcode_support, preflight, write_module, Error, Support, TargetDesc};
+use oxir_llvm::{opcode_support, preflight, write_module, Error, Subgroups, Support, TargetDesc};
 use std::collections::BTreeMap;
 
 /// Operand types the generic instances draw from.
@@ -348,6 +348,15 @@ fn text_instances() -> Vec<(String, String)> {
         "structured control flow".to_string(),
         kernel_text(structured),
     ));
+    // The subgroup ops the generic generator cannot build: `elect` has no operand, and
+    // `broadcast` needs a constant lane.
+    let elect = "    v0: bool = subgroup_elect\n    v1: u32 = convert v0\n\
+        \x20   v2: ptr<storage(read_write), u32> = access @u, c0\n    store v2, v1\n";
+    v.push(("subgroup_elect".to_string(), kernel_text(elect)));
+    let broadcast =
+        "    v0: u32 = local_invocation_index\n    v1: u32 = subgroup_broadcast v0, c1\n\
+        \x20   v2: ptr<storage(read_write), u32> = access @u, c0\n    store v2, v1\n";
+    v.push(("subgroup_broadcast".to_string(), kernel_text(broadcast)));
     let trap = "    v0: u32 = local_invocation_index\n    v1: bool = lt v0, c1\n    cond_br v1, block1, block2\n\
         block1:\n    unreachable \"never\"\nblock2:\n";
     v.push(("unreachable".to_string(), kernel_text(trap)));
@@ -397,6 +406,8 @@ fn agree_on_every_opcode(target: &TargetDesc, codegen: impl Fn(&str, &str) -> Re
     }
     let mut accepted: BTreeMap<Opcode, u32> = BTreeMap::new();
     let mut refused_seen: BTreeMap<Opcode, u32> = BTreeMap::new();
+    // Written ops the preflight refused by name for this target (subgroups on the host).
+    let mut target_refused: BTreeMap<Opcode, u32> = BTreeMap::new();
     let mut failures = Vec::new();
     for (label, m) in &instances {
         let ops = opcodes(m);
@@ -411,7 +422,8 @@ fn agree_on_every_opcode(target: &TargetDesc, codegen: impl Fn(&str, &str) -> Re
                     (Some(op), _) => {
                         failures.push(format!("{label}: refused op {op} not named: {what}"))
                     }
-                    (None, _) => {} // a type-dependent refusal of a written op
+                    (None, Some(c)) => *target_refused.entry(*c).or_default() += 1,
+                    (None, None) => {} // a type-dependent refusal of a written op
                 }
             }
             Err(e) => failures.push(format!("{label}: preflight: {e}")),
@@ -447,7 +459,15 @@ fn agree_on_every_opcode(target: &TargetDesc, codegen: impl Fn(&str, &str) -> Re
         }
     }
     for &op in Opcode::ALL {
+        let target_refuses = op.is_subgroup() && target.subgroups == Subgroups::Unavailable;
         match opcode_support(op) {
+            Support::Written if target_refuses => {
+                if accepted.contains_key(&op) || !target_refused.contains_key(&op) {
+                    failures.push(format!(
+                        "{op}: this target has no subgroups, but it was not refused by name"
+                    ))
+                }
+            }
             Support::Written if !accepted.contains_key(&op) => failures.push(format!(
                 "{op}: written by the table, but no instance was accepted"
             )),

@@ -4,6 +4,11 @@
 //! the device's own subgroup size (lavapipe's follows the CPU's SIMD width).
 //!
 //! Without Vulkan the device test fails when `OXIR_REQUIRE_VULKAN=1` and otherwise skips.
+//!
+//! The LLVM back-end: `oxir compile --target ptx` of the same shader for sm_70, sm_80 and
+//! sm_90 (at `-O0` and `-O`) gives PTX that `ptxas` assembles (nothing runs it: no GPU
+//! here), and `oxir run --engine llvm` refuses it (the host target has no subgroups).
+//! Without `llc-22` or `ptxas` the PTX test skips, and fails when `OXIR_REQUIRE_LLVM=1`.
 
 mod common;
 
@@ -252,4 +257,87 @@ fn vulkan_agrees_with_the_interpreter_at_the_device_subgroup_size() {
         let default = oxir(&["run", &path(SHADER), "--dispatch", "2"]);
         assert_ne!(stdout(&vulkan), stdout(&default));
     }
+}
+
+fn tool_runs(tool: &str) -> bool {
+    std::process::Command::new(tool)
+        .arg("--version")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// `ptxas`: `OXIR_PTXAS`, `ptxas` on `PATH`, then `scripts/test.sh`'s cache folder.
+fn ptxas() -> Option<String> {
+    let mut names: Vec<String> = std::env::var("OXIR_PTXAS").into_iter().collect();
+    names.push("ptxas".into());
+    if let Some(home) = std::env::var_os("HOME") {
+        let cached = std::path::Path::new(&home).join(".cache/oxir/ptxas/ptxas");
+        names.push(cached.display().to_string());
+    }
+    names.into_iter().find(|n| tool_runs(n))
+}
+
+#[test]
+fn subgroups_compile_to_ptx_that_ptxas_assembles() {
+    let llc = std::env::var("OXIR_LLC").unwrap_or_else(|_| "llc-22".into());
+    let (true, Some(ptxas)) = (tool_runs(&llc), ptxas()) else {
+        assert!(
+            std::env::var("OXIR_REQUIRE_LLVM").as_deref() != Ok("1"),
+            "OXIR_REQUIRE_LLVM=1 but {llc} or ptxas does not run"
+        );
+        eprintln!("SKIPPED subgroups_compile_to_ptx_that_ptxas_assembles: no {llc} or ptxas");
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("oxir-subgroups-ptx-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for arch in ["sm_70", "sm_80", "sm_90"] {
+        for level in [None, Some("-O")] {
+            let shader = path(SHADER);
+            let mut args = vec![
+                "compile",
+                shader.as_str(),
+                "--target",
+                "ptx",
+                "--arch",
+                arch,
+            ];
+            args.extend(level);
+            let out = oxir(&args);
+            assert_exit(&out, 0, "");
+            let ptx = stdout(&out);
+            assert!(ptx.contains("activemask.b32"), "{arch} {level:?}");
+            assert!(ptx.contains("shfl.sync.idx.b32"), "{arch} {level:?}");
+            assert!(ptx.contains("vote.sync.ballot.b32"), "{arch} {level:?}");
+            let file = dir.join(format!("{arch}{}.ptx", level.unwrap_or("")));
+            std::fs::write(&file, &ptx).unwrap();
+            let assembled = std::process::Command::new(&ptxas)
+                .args([
+                    "--gpu-name",
+                    arch,
+                    file.to_str().unwrap(),
+                    "-o",
+                    "/dev/null",
+                ])
+                .output()
+                .expect("ptxas runs");
+            assert!(
+                assembled.status.success(),
+                "ptxas {arch} {level:?}: {}",
+                String::from_utf8_lossy(&assembled.stderr)
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_host_llvm_engine_refuses_subgroup_operations() {
+    let out = oxir(&["run", &path(SHADER), "--engine", "llvm", "--dispatch", "1"]);
+    assert_exit(
+        &out,
+        1,
+        "unsupported: subgroup_add: no subgroups on this target (it runs one invocation at a time",
+    );
 }

@@ -3,7 +3,8 @@
 //! Tools are found once per compile: `llc` from `OXIR_LLC`, then `llc-22`, then `llc-21`
 //! (the first that runs); `opt` and `llvm-link` from `OXIR_OPT` / `OXIR_LLVM_LINK`, else
 //! the sibling of the chosen `llc` (`llc-22` → `opt-22`), so all three share one LLVM
-//! major. The GPU is `--arch`, then `OXIR_CUDA_ARCH`, then `sm_80`. Elementary functions
+//! major. The GPU is `--arch`, then `OXIR_CUDA_ARCH`, then `sm_80` (a module with
+//! subgroup collectives gets `-mattr=+ptx62` below sm_75). Elementary functions
 //! call libdevice, linked with `llvm-link --only-needed` from `OXIR_LIBDEVICE` or
 //! `~/.cache/oxir/ptxas/libdevice.10.bc` (where `scripts/test.sh` unpacks it). `-O` runs
 //! `opt -O2` before `llc`; without it `opt -passes=verify` still checks the module.
@@ -210,14 +211,33 @@ pub(crate) fn emit_ptx(module: Module, options: &CompileOptions) -> Result<Strin
     let tools = Tools::find()?;
     let scratch = Scratch::new()?;
     let ll = optimised_llvm(module, options, &tools, &scratch)?;
+    let ptx62 = needs_ptx62(&ll, &arch);
     let input = scratch.path("final.ll");
     std::fs::write(&input, ll).map_err(|e| io_error(&input, &e))?;
     let out = scratch.path("out.ptx");
     let cpu = format!("-mcpu={arch}");
-    run(&tools.llc, &["-march=nvptx64", &cpu, &input, "-o", &out])?;
+    let mut args = vec!["-march=nvptx64", cpu.as_str()];
+    if ptx62 {
+        args.push("-mattr=+ptx62");
+    }
+    args.extend([input.as_str(), "-o", out.as_str()]);
+    run(&tools.llc, &args)?;
     let ptx = read(&out)?;
     dump("module.ptx", &ptx);
     Ok(ptx)
+}
+
+/// Whether `llc` must be asked for PTX 6.2: the module reads the warp's active mask
+/// (`activemask.b32`, the subgroup collectives), and `arch` is older than sm_75, whose
+/// default PTX version is the first with it (`llc` defaults to PTX 6.0 for sm_70 and
+/// older, and cannot select the intrinsic there).
+fn needs_ptx62(ll: &str, arch: &str) -> bool {
+    let number: String = arch
+        .trim_start_matches("sm_")
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    ll.contains("@llvm.nvvm.activemask") && number.parse::<u32>().is_ok_and(|n| n < 75)
 }
 
 /// A kernel compiled for this machine's CPU ([`crate::compile_host`]): a shared object in
@@ -288,4 +308,22 @@ pub(crate) fn emit_host_library(
         _scratch: scratch,
         kernel,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::needs_ptx62;
+
+    #[test]
+    fn ptx62_only_for_the_active_mask_below_sm_75() {
+        let warp = "declare i32 @llvm.nvvm.activemask()";
+        assert!(needs_ptx62(warp, "sm_70"));
+        assert!(needs_ptx62(warp, "sm_61"));
+        assert!(!needs_ptx62(warp, "sm_75"));
+        assert!(!needs_ptx62(warp, "sm_90a"));
+        assert!(!needs_ptx62(
+            "declare i32 @llvm.nvvm.read.ptx.sreg.laneid()",
+            "sm_70"
+        ));
+    }
 }

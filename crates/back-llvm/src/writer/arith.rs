@@ -402,7 +402,7 @@ fn sign(w: &mut FnWriter<'_, '_>, sh: &Shape, a: &str) -> String {
     }
 }
 
-fn min_max(w: &mut FnWriter<'_, '_>, sh: &Shape, min: bool, a: &str, b: &str) -> String {
+pub(crate) fn min_max(w: &mut FnWriter<'_, '_>, sh: &Shape, min: bool, a: &str, b: &str) -> String {
     let base = match (sh.is_float(), sh.signed(), min) {
         (true, _, true) => "minnum",
         (true, _, false) => "maxnum",

@@ -521,6 +521,7 @@ fn write_block(
             Lowering::Matrix(op) => super::matrix::write_matrix(w, inst, data, op)?,
             Lowering::Memory(op) => super::memory::write_memory(w, inst, data, op)?,
             Lowering::Register(r) => super::memory::write_register(w, inst, r)?,
+            Lowering::Subgroup(op) => super::subgroup::write_subgroup(w, inst, data, op)?,
             Lowering::Refused(why) => {
                 return Err(w.fail(format!("refused op reached the writer: {why}")))
             }

@@ -22,6 +22,7 @@ mod function;
 mod matrix;
 mod memory;
 mod robust;
+mod subgroup;
 
 use crate::target::{Invocation, TargetDesc};
 use crate::types;

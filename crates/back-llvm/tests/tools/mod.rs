@@ -126,6 +126,15 @@ pub fn ptx(llc: &str, ll: &str, arch: &str) -> Result<String, String> {
     String::from_utf8(bytes).map_err(|e| e.to_string())
 }
 
+/// [`ptx`] with extra `llc` flags (`-mattr=+ptx62`).
+pub fn ptx_with(llc: &str, ll: &str, arch: &str, extra: &[&str]) -> Result<String, String> {
+    let cpu = format!("-mcpu={arch}");
+    let mut flags = vec!["-march=nvptx64", cpu.as_str()];
+    flags.extend_from_slice(extra);
+    let bytes = llc_output(llc, ll, &flags, "ptx")?;
+    String::from_utf8(bytes).map_err(|e| e.to_string())
+}
+
 /// `llc -filetype=obj -relocation-model=pic` on `ll` (the host target's code generation).
 pub fn host_object(llc: &str, ll: &str) -> Result<(), String> {
     llc_output(llc, ll, &["-filetype=obj", "-relocation-model=pic"], "o").map(|_| ())

@@ -195,10 +195,10 @@ fn footprint(module: &Module, ty: Type, depth: u32) -> u64 {
         return u64::MAX;
     }
     match module.types.try_get(ty) {
-        Some(TypeData::Array { elem, len }) => {
+        Some(TypeData::Array { elem, len, .. }) => {
             footprint(module, *elem, depth + 1).saturating_mul(u64::from(*len))
         }
-        Some(TypeData::RuntimeArray { elem }) => footprint(module, *elem, depth + 1),
+        Some(TypeData::RuntimeArray { elem, .. }) => footprint(module, *elem, depth + 1),
         Some(TypeData::Struct(st)) => st
             .members
             .iter()

@@ -253,7 +253,7 @@ fn has_float(types: &TypeStore, ty: Type, depth: u32) -> bool {
     match types.try_get(ty) {
         Some(TypeData::Scalar(s)) => s.is_float(),
         Some(TypeData::Vector { elem, .. } | TypeData::Matrix { elem, .. }) => elem.is_float(),
-        Some(TypeData::Array { elem, .. } | TypeData::RuntimeArray { elem }) => {
+        Some(TypeData::Array { elem, .. } | TypeData::RuntimeArray { elem, .. }) => {
             has_float(types, *elem, depth + 1)
         }
         Some(TypeData::Struct(st)) => st.members.iter().any(|m| has_float(types, m.ty, depth + 1)),

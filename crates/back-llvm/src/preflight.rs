@@ -142,7 +142,9 @@ fn check_type(module: &Module, ty: Type) -> Result<(), String> {
         | TypeData::Scalar(_)
         | TypeData::Vector { .. }
         | TypeData::Matrix { .. } => Ok(()),
-        TypeData::Array { elem, .. } | TypeData::RuntimeArray { elem } => check_type(module, *elem),
+        TypeData::Array { elem, .. } | TypeData::RuntimeArray { elem, .. } => {
+            check_type(module, *elem)
+        }
         TypeData::Pointer { pointee, .. } => check_type(module, *pointee),
         TypeData::Struct(st) => st.members.iter().try_for_each(|m| check_type(module, m.ty)),
         TypeData::Texture { .. }
@@ -155,7 +157,7 @@ fn check_type(module: &Module, ty: Type) -> Result<(), String> {
 /// Scalar leaves of a value of `ty` (saturating).
 fn leaves(module: &Module, ty: Type) -> u64 {
     match module.types.try_get(ty) {
-        Some(TypeData::Array { elem, len }) => {
+        Some(TypeData::Array { elem, len, .. }) => {
             u64::from(*len).saturating_mul(leaves(module, *elem))
         }
         Some(TypeData::Struct(st)) => st

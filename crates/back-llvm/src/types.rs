@@ -47,8 +47,8 @@ pub(crate) fn reg(types: &TypeStore, target: &TargetDesc, ty: Type) -> Result<St
         } => {
             format!("[{columns} x <{rows} x {}>]", scalar(*elem))
         }
-        TypeData::Array { elem, len } => format!("[{len} x {}]", reg(types, target, *elem)?),
-        TypeData::RuntimeArray { elem } => format!("[0 x {}]", reg(types, target, *elem)?),
+        TypeData::Array { elem, len, .. } => format!("[{len} x {}]", reg(types, target, *elem)?),
+        TypeData::RuntimeArray { elem, .. } => format!("[0 x {}]", reg(types, target, *elem)?),
         TypeData::Struct(st) => {
             let members: Result<Vec<String>, String> = st
                 .members
@@ -109,14 +109,14 @@ pub(crate) fn mem(types: &TypeStore, ty: Type, rules: LayoutRules) -> Result<Str
                 u32::from(*columns),
             )
         }
-        TypeData::Array { elem, len } => {
+        TypeData::Array { elem, len, .. } => {
             let inner = mem(types, *elem, rules)?;
             let used = layout_of(types, *elem, rules)
                 .map_err(|e| e.to_string())?
                 .size;
             strided(inner, used, layout.stride.unwrap_or(used), *len)
         }
-        TypeData::RuntimeArray { elem } => {
+        TypeData::RuntimeArray { elem, .. } => {
             let inner = mem(types, *elem, rules)?;
             let used = layout_of(types, *elem, rules)
                 .map_err(|e| e.to_string())?

@@ -119,7 +119,8 @@ fn candidates(module: &Module, func: Func) -> Vec<(Inst, Inst, Type, u32)> {
             {
                 continue;
             }
-            let Some(TypeData::Array { elem, len }) = module.types.try_get(f.dfg.value_type(value))
+            let Some(TypeData::Array { elem, len, .. }) =
+                module.types.try_get(f.dfg.value_type(value))
             else {
                 continue;
             };

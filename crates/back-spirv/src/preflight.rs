@@ -79,7 +79,7 @@ impl Checker<'_> {
                 }
                 Ok(())
             }
-            TypeData::Array { elem, .. } | TypeData::RuntimeArray { elem } => {
+            TypeData::Array { elem, .. } | TypeData::RuntimeArray { elem, .. } => {
                 self.check_type(*elem, in_buffer)
             }
             TypeData::Struct(st) => {

@@ -46,7 +46,7 @@ fn violation(
     let shown = || types.display(ty).to_string();
     match types.get(ty) {
         TypeData::Matrix { .. } => Ok(stride_violation(layout.stride, "column stride", &shown)),
-        TypeData::Array { elem, .. } | TypeData::RuntimeArray { elem } => {
+        TypeData::Array { elem, .. } | TypeData::RuntimeArray { elem, .. } => {
             if let Some(v) = stride_violation(layout.stride, "array stride", &shown) {
                 return Ok(Some(v));
             }

@@ -237,7 +237,7 @@ fn index_step(
                 member.ty,
             ));
         }
-        TypeData::Array { elem, len } => (layout.stride?, u64::from(*len), *elem),
+        TypeData::Array { elem, len, .. } => (layout.stride?, u64::from(*len), *elem),
         TypeData::Matrix {
             elem,
             columns,
@@ -328,7 +328,7 @@ fn word_count(module: &Module, ty: Type, depth: u32) -> Option<u64> {
             columns,
             rows,
         } => Some(word(elem)? * u64::from(*columns) * u64::from(*rows)),
-        TypeData::Array { elem, len } => {
+        TypeData::Array { elem, len, .. } => {
             word_count(module, *elem, depth + 1)?.checked_mul(u64::from(*len))
         }
         TypeData::Struct(st) => st.members.iter().try_fold(0u64, |sum, m| {

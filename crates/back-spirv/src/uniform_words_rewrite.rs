@@ -145,7 +145,7 @@ fn build(module: &mut Module, words: &Words, ty: Type, offset: Offset) -> Value 
                 .map(|i| build(module, words, column, offset.plus(i * u64::from(stride))))
                 .collect()
         }
-        TypeData::Array { elem, len } => (0..u64::from(len))
+        TypeData::Array { elem, len, .. } => (0..u64::from(len))
             .map(|i| build(module, words, elem, offset.plus(i * u64::from(stride))))
             .collect(),
         TypeData::Struct(st) => {

@@ -112,6 +112,9 @@ pub(crate) struct ModuleLowerer<'n> {
     pub types: Vec<Option<Type>>,
     /// naga types reachable from buffer globals: their structs keep member offsets.
     pub host_shared: Vec<bool>,
+    /// Per naga type, the layout rules of the buffers that contain it (std430 for storage
+    /// and immediate buffers, the module's uniform rules for uniform ones), at most two.
+    pub buffer_rules: Vec<Vec<oxir_ir::data_layout::LayoutRules>>,
     /// naga's own layout (WGSL rules, explicit offsets and strides).
     pub layouter: naga::proc::Layouter,
     /// Module-scope constant expressions.
@@ -212,6 +215,7 @@ impl<'n> ModuleLowerer<'n> {
             out,
             types: vec![None; naga.types.len()],
             host_shared: vec![false; naga.types.len()],
+            buffer_rules: vec![Vec::new(); naga.types.len()],
             layouter,
             global_consts: Vec::new(),
             globals: vec![None; naga.global_variables.len()],

@@ -262,7 +262,7 @@ fn buffer_sizes(
             let mut element = ty;
             while let Some(next) = match types.get(element) {
                 TypeData::Struct(st) => st.members.last().map(|m| m.ty),
-                TypeData::RuntimeArray { elem } => {
+                TypeData::RuntimeArray { elem, .. } => {
                     resource.element_type = Some(types.display(*elem).to_string());
                     None
                 }

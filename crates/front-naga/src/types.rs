@@ -234,9 +234,9 @@ impl ModuleLowerer<'_> {
         }
         let span = self.type_span(handle);
         let ty = match &self.naga.types[handle].inner {
-            TypeInner::Array { base, size, .. } => {
+            TypeInner::Array { base, size, stride } => {
                 let elem = self.lower_type(*base)?;
-                match size {
+                let ty = match size {
                     naga::ArraySize::Constant(n) => self.out.types.array(elem, n.get()),
                     naga::ArraySize::Dynamic => self.out.types.runtime_array(elem),
                     naga::ArraySize::Pending(_) if self.spec_constants.is_some() => {
@@ -256,7 +256,8 @@ impl ModuleLowerer<'_> {
                             ))
                         }
                     },
-                }
+                };
+                self.with_source_stride(handle, ty, *stride)
             }
             TypeInner::Struct { members, .. } => {
                 let host_shared = self.host_shared[handle.index()];
@@ -456,27 +457,59 @@ impl ModuleLowerer<'_> {
     }
 
     /// Marks the types of storage, uniform and immediate globals, and everything they
-    /// contain, as host-shared (their structs keep naga's member offsets).
+    /// contain, as host-shared (their structs keep naga's member offsets), and records
+    /// the rules of the buffers each is in.
     pub(crate) fn mark_host_shared(&mut self) {
-        let mut stack: Vec<Handle<naga::Type>> = self
+        let uniform = self.out.layouts.uniform;
+        let mut stack: Vec<(Handle<naga::Type>, LayoutRules)> = self
             .naga
             .global_variables
             .iter()
-            .filter(|(_, g)| buffer_rules(g.space, LayoutRules::Std140).is_some())
-            .map(|(_, g)| g.ty)
+            .filter_map(|(_, g)| Some((g.ty, buffer_rules(g.space, uniform)?)))
             .collect();
-        while let Some(ty) = stack.pop() {
-            if std::mem::replace(&mut self.host_shared[ty.index()], true) {
+        while let Some((ty, rules)) = stack.pop() {
+            self.host_shared[ty.index()] = true;
+            let seen = &mut self.buffer_rules[ty.index()];
+            if seen.contains(&rules) {
                 continue;
             }
+            seen.push(rules);
             match &self.naga.types[ty].inner {
                 TypeInner::Array { base, .. } | TypeInner::BindingArray { base, .. } => {
-                    stack.push(*base)
+                    stack.push((*base, rules))
                 }
-                TypeInner::Struct { members, .. } => stack.extend(members.iter().map(|m| m.ty)),
+                TypeInner::Struct { members, .. } => {
+                    stack.extend(members.iter().map(|m| (m.ty, rules)))
+                }
                 _ => {}
             }
         }
+    }
+
+    /// A buffer's array (`ty`, lowered from naga type `handle`) with the stride the source
+    /// gave (naga's, e.g. a GLSL `std140` storage buffer or SPIR-V `ArrayStride`) made
+    /// explicit when the rules of some buffer it is in would give another; other arrays as
+    /// they are, so their text and SPIR-V do not change. Each buffer global is still
+    /// checked against naga's layout under its own rules (`check_buffer_layout`). Whether
+    /// the element fits an explicit stride is the layout engine's check.
+    fn with_source_stride(&mut self, handle: Handle<naga::Type>, ty: Type, stride: u32) -> Type {
+        let rules_stride = |rules| {
+            layout_of(&self.out.types, ty, rules)
+                .ok()
+                .and_then(|l| l.stride)
+        };
+        let uses = &self.buffer_rules[handle.index()];
+        if uses.iter().all(|&r| rules_stride(r) == Some(stride)) {
+            return ty;
+        }
+        let data = self.out.types.get(ty).clone();
+        if let TypeData::Array { elem, len, .. } = data {
+            return self.out.types.strided_array(elem, len, Some(stride));
+        }
+        if let TypeData::RuntimeArray { elem, .. } = data {
+            return self.out.types.strided_runtime_array(elem, Some(stride));
+        }
+        ty
     }
 
     /// Checks that `rules` lay out oxir type `ty` exactly as naga laid out `handle`; the
@@ -492,7 +525,7 @@ impl ModuleLowerer<'_> {
         let shown = || self.out.types.display(ty).to_string();
         match (&self.naga.types[handle].inner, self.out.types.get(ty)) {
             (TypeInner::Array { base, stride, .. }, TypeData::Array { elem, .. })
-            | (TypeInner::Array { base, stride, .. }, TypeData::RuntimeArray { elem }) => {
+            | (TypeInner::Array { base, stride, .. }, TypeData::RuntimeArray { elem, .. }) => {
                 if ours.stride != Some(*stride) {
                     return Err(format!(
                         "{} has array stride {stride}, the {rules} rules give {}",

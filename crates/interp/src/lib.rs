@@ -312,7 +312,7 @@ fn data_end(
             (Some(m), Some(&off)) => u64::from(off) + data_end(types, m.ty, rules)?,
             _ => 0,
         },
-        TypeData::Array { elem, len } => {
+        TypeData::Array { elem, len, .. } => {
             u64::from(len.saturating_sub(1)) * stride + data_end(types, *elem, rules)?
         }
         TypeData::Matrix {

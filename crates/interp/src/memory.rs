@@ -85,7 +85,7 @@ pub fn zero(types: &TypeStore, ty: Type) -> Val {
                 .map(|_| Val::V(Lanes::from_elem(0, usize::from(*rows))))
                 .collect(),
         ),
-        TypeData::Array { elem, len } => {
+        TypeData::Array { elem, len, .. } => {
             let z = zero(types, *elem);
             Val::C(vec![z; *len as usize])
         }
@@ -132,7 +132,7 @@ pub fn load(
                     .collect(),
             )
         }
-        TypeData::Array { elem, len } => {
+        TypeData::Array { elem, len, .. } => {
             let stride = layouts.get(types, ty, rules)?.stride.unwrap_or(0) as usize;
             let mut out = Vec::with_capacity(*len as usize);
             for i in 0..*len as usize {

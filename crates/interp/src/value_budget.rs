@@ -25,7 +25,7 @@ fn footprint(types: &TypeStore, ty: Type, cache: &mut Vec<Option<u64>>) -> u64 {
     }
     let cost = match types.try_get(ty) {
         Some(TypeData::Matrix { columns, .. }) => NODE * (1 + u64::from(*columns)),
-        Some(TypeData::Array { elem, len }) => {
+        Some(TypeData::Array { elem, len, .. }) => {
             let each = footprint(types, *elem, cache);
             NODE.saturating_add(each.saturating_mul(u64::from(*len)))
         }

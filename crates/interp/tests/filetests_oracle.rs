@@ -39,7 +39,7 @@ fn random_val(module: &Module, ty: Type, rng: &mut u64) -> Option<Val> {
                 })
                 .collect(),
         ),
-        TypeData::Array { elem, len } if *len <= 16 => Val::C(
+        TypeData::Array { elem, len, .. } if *len <= 16 => Val::C(
             (0..*len)
                 .map(|_| random_val(module, *elem, rng))
                 .collect::<Option<_>>()?,

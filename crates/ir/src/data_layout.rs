@@ -38,7 +38,11 @@
 //! align); for vec3 that is 4N: `half3` 8/8, `float3` 16/16, `double3` 32/16.)
 //!
 //! Matrices are `C` column vectors: size = C × column stride (std140 aligns them to 16 like
-//! any array of vectors, so `mat2x2<f32>` is 32/16). Arrays: size = len × stride.
+//! any array of vectors, so `mat2x2<f32>` is 32/16). Arrays: size = len × stride, where the
+//! stride is the type's explicit one when it has one (`array<T, N, stride S>`: at least the
+//! element's size and a multiple of its alignment under the rules in use, else
+//! [`LayoutError::BadExplicitStride`]; the array's alignment stays the rules') and the
+//! rules' otherwise.
 //! Structs: each member at `r(end of previous, member align)` unless it has an explicit
 //! offset; size = `r(end of last member, struct align)`.
 //!
@@ -178,6 +182,22 @@ pub enum LayoutError {
     /// `void`, or a type containing it.
     #[error("void has no memory layout")]
     Void,
+    /// An explicit array stride smaller than the element or not a multiple of its
+    /// alignment.
+    #[error(
+        "{ty}: explicit stride {stride} is not a multiple of the element's alignment \
+         {align} of at least its size {size}"
+    )]
+    BadExplicitStride {
+        /// The array type.
+        ty: String,
+        /// The explicit stride, in bytes.
+        stride: u32,
+        /// The element's size under the rules, in bytes.
+        size: u32,
+        /// The element's alignment under the rules, in bytes.
+        align: u32,
+    },
     /// An explicit member offset that is not a multiple of the member's alignment.
     #[error(
         "struct %{struct_name}: explicit offset {offset} of member `{member}` is not a \
@@ -474,13 +494,23 @@ fn compute(
                 .ok_or_else(oversize)?;
             sized(TypeLayout::strided(size, align, stride))
         }
-        TypeData::Array { elem, len } => {
-            let (stride, align) = array_stride_align(types, *elem, rules, depth, component)?;
+        TypeData::Array { elem, len, stride } => {
+            let explicit = Explicit {
+                ty,
+                stride: *stride,
+            };
+            let (stride, align) =
+                array_stride_align(types, *elem, explicit, rules, depth, component)?;
             let size = stride.checked_mul(*len).ok_or_else(oversize)?;
             sized(TypeLayout::strided(size, align, stride))
         }
-        TypeData::RuntimeArray { elem } => {
-            let (stride, align) = array_stride_align(types, *elem, rules, depth, component)?;
+        TypeData::RuntimeArray { elem, stride } => {
+            let explicit = Explicit {
+                ty,
+                stride: *stride,
+            };
+            let (stride, align) =
+                array_stride_align(types, *elem, explicit, rules, depth, component)?;
             Ok((TypeLayout::strided(0, align, stride), true))
         }
         TypeData::Struct(st) => struct_layout(types, ty, st, rules, depth, component),
@@ -530,10 +560,19 @@ fn vector_size_align(elem: Scalar, len: u8, rules: LayoutRules) -> Option<(u32, 
     })
 }
 
-/// `(stride, align)` of an array (fixed or runtime) of `elem`.
+/// An array type and its explicit stride, if it has one.
+#[derive(Copy, Clone)]
+struct Explicit {
+    ty: Type,
+    stride: Option<u32>,
+}
+
+/// `(stride, align)` of an array (fixed or runtime) of `elem`: the explicit stride when
+/// there is one (checked against the element under `rules`), else the rules'.
 fn array_stride_align(
     types: &TypeStore,
     elem: Type,
+    explicit: Explicit,
     rules: LayoutRules,
     depth: u32,
     component: &mut dyn FnMut(Type, u32) -> Result<Extent, LayoutError>,
@@ -554,7 +593,18 @@ fn array_stride_align(
         _ => element.align,
     };
     let stride = stride.ok_or_else(|| too_large(types, elem))?;
-    Ok((stride, align))
+    let Some(given) = explicit.stride else {
+        return Ok((stride, align));
+    };
+    if given < element.size || given == 0 || given % element.align != 0 {
+        return Err(LayoutError::BadExplicitStride {
+            ty: types.display(explicit.ty).to_string(),
+            stride: given,
+            size: element.size,
+            align: element.align,
+        });
+    }
+    Ok((given, align))
 }
 
 fn struct_layout(
@@ -779,6 +829,38 @@ mod tests {
             let ty = types.vector(elem, len);
             check(&types, ty, plain, row);
         }
+    }
+
+    #[test]
+    fn explicit_strides() {
+        let mut types = TypeStore::new();
+        let f32_ = types.scalar(Scalar::F32);
+        let vec3 = types.vector(Scalar::F32, 3);
+        // A GLSL std140 storage buffer's `float data[4]`: 16 bytes apart under any rules,
+        // alignment still the rules'.
+        let data = types.strided_array(f32_, 4, Some(16));
+        for rules in [STD430, LayoutRules::Scalar, LayoutRules::Std140] {
+            let l = layout_of(&types, data, rules).unwrap();
+            assert_eq!((l.size, l.stride), (64, Some(16)), "{rules}");
+        }
+        assert_eq!(layout_of(&types, data, STD430).unwrap().align, 4);
+        let tail = types.strided_runtime_array(vec3, Some(32));
+        let l = layout_of(&types, tail, STD430).unwrap();
+        assert_eq!((l.size, l.align, l.stride), (0, 16, Some(32)));
+        // vec3<f32> is 12 bytes with alignment 16 (std430) or 4 (scalar): a stride of 12
+        // fits only the scalar rules; 8 fits neither.
+        let twelve = types.strided_array(vec3, 2, Some(12));
+        assert!(layout_of(&types, twelve, LayoutRules::Scalar).is_ok());
+        let bad = |r: Result<TypeLayout, LayoutError>| {
+            matches!(r, Err(LayoutError::BadExplicitStride { .. }))
+        };
+        assert!(bad(layout_of(&types, twelve, STD430)));
+        let eight = types.strided_array(vec3, 2, Some(8));
+        assert!(bad(layout_of(&types, eight, LayoutRules::Scalar)));
+        let zero = types.strided_array(f32_, 2, Some(0));
+        assert!(bad(layout_of(&types, zero, STD430)));
+        // The same element with the rules' own stride is another type.
+        assert_ne!(types.array(f32_, 4), data);
     }
 
     #[test]
@@ -1128,10 +1210,12 @@ mod tests {
         let first = cyclic.intern(TypeData::Array {
             elem: Type::new(1),
             len: 2,
+            stride: None,
         });
         cyclic.intern(TypeData::Array {
             elem: Type::new(0),
             len: 3,
+            stride: None,
         });
         assert!(too_deep(layout_of(&cyclic, first, STD430)));
         assert!(too_deep(

@@ -762,11 +762,25 @@ impl<'a> Parser<'a> {
             "array" => {
                 self.expect(Tok::Less)?;
                 let elem = self.ty_at_depth(depth + 1)?;
-                let ty = if self.eat(&Tok::Comma) {
-                    let len = self.u32("an array length")?;
-                    self.module.types.array(elem, len)
-                } else {
-                    self.module.types.runtime_array(elem)
+                // `array<T>`, `array<T, N>`, `array<T, stride S>`, `array<T, N, stride S>`.
+                let mut len = None;
+                let mut stride = None;
+                while self.eat(&Tok::Comma) {
+                    if stride.is_some() {
+                        return self.unexpected("`>` after an array's stride");
+                    }
+                    if self.is_keyword("stride") {
+                        self.bump();
+                        stride = Some(self.u32("an array stride")?);
+                    } else if len.is_none() {
+                        len = Some(self.u32("an array length")?);
+                    } else {
+                        return self.unexpected("`stride` or `>`");
+                    }
+                }
+                let ty = match len {
+                    Some(len) => self.module.types.strided_array(elem, len, stride),
+                    None => self.module.types.strided_runtime_array(elem, stride),
                 };
                 self.expect(Tok::Greater)?;
                 Ok(ty)

@@ -578,12 +578,19 @@ pub enum TypeData {
         elem: Type,
         /// The number of elements.
         len: u32,
+        /// The distance in bytes between elements in memory when the source gave one the
+        /// layout rules do not (a GLSL `std140` storage buffer, SPIR-V `ArrayStride`):
+        /// text `array<T, N, stride S>`. `None`: the rules' stride. The layout engine
+        /// checks it (at least the element's size, a multiple of its alignment).
+        stride: Option<u32>,
     },
     /// A runtime-sized array; only as the last member of a storage buffer struct or as a
     /// storage buffer's whole type.
     RuntimeArray {
         /// The element type.
         elem: Type,
+        /// An explicit element stride, as for [`TypeData::Array`]; text `array<T, stride S>`.
+        stride: Option<u32>,
     },
     /// A struct; its name is unique within the store.
     Struct(StructType),
@@ -623,7 +630,7 @@ impl TypeData {
     /// Reference `index` of this type (element, pointee or member type), in order.
     pub fn referenced_type(&self, index: usize) -> Option<Type> {
         match self {
-            TypeData::Array { elem, .. } | TypeData::RuntimeArray { elem } => {
+            TypeData::Array { elem, .. } | TypeData::RuntimeArray { elem, .. } => {
                 (index == 0).then_some(*elem)
             }
             TypeData::Pointer { pointee, .. } => (index == 0).then_some(*pointee),
@@ -809,7 +816,7 @@ impl TypeStore {
             | Some(TypeData::StorageTexture { .. })
             | Some(TypeData::Sampler { .. })
             | Some(TypeData::Opaque(_)) => true,
-            Some(TypeData::Array { elem, .. }) | Some(TypeData::RuntimeArray { elem }) => {
+            Some(TypeData::Array { elem, .. }) | Some(TypeData::RuntimeArray { elem, .. }) => {
                 self.holds_reference(*elem)
             }
             Some(TypeData::Struct(s)) => s.members.iter().any(|m| self.holds_reference(m.ty)),
@@ -884,12 +891,26 @@ impl TypeStore {
 
     /// Interns `array<elem, len>`.
     pub fn array(&mut self, elem: Type, len: u32) -> Type {
-        self.intern(TypeData::Array { elem, len })
+        self.intern(TypeData::Array {
+            elem,
+            len,
+            stride: None,
+        })
     }
 
     /// Interns the runtime-sized `array<elem>`.
     pub fn runtime_array(&mut self, elem: Type) -> Type {
-        self.intern(TypeData::RuntimeArray { elem })
+        self.intern(TypeData::RuntimeArray { elem, stride: None })
+    }
+
+    /// Interns `array<elem, len, stride S>` (`None`: [`TypeStore::array`]).
+    pub fn strided_array(&mut self, elem: Type, len: u32, stride: Option<u32>) -> Type {
+        self.intern(TypeData::Array { elem, len, stride })
+    }
+
+    /// Interns `array<elem, stride S>` (`None`: [`TypeStore::runtime_array`]).
+    pub fn strided_runtime_array(&mut self, elem: Type, stride: Option<u32>) -> Type {
+        self.intern(TypeData::RuntimeArray { elem, stride })
     }
 
     /// Interns `ptr<space, pointee>`.
@@ -917,8 +938,8 @@ impl TypeStore {
                 columns,
                 rows,
             } => (index < u32::from(columns)).then(|| self.vector(elem, rows)),
-            TypeData::Array { elem, len } => (index < len).then_some(elem),
-            TypeData::RuntimeArray { elem } => Some(elem),
+            TypeData::Array { elem, len, .. } => (index < len).then_some(elem),
+            TypeData::RuntimeArray { elem, .. } => Some(elem),
             TypeData::Struct(st) => st.members.get(index as usize).map(|m| m.ty),
             _ => None,
         }
@@ -966,8 +987,21 @@ impl fmt::Display for DisplayType<'_> {
             } => {
                 write!(f, "mat{columns}x{rows}<{}>", elem.name())
             }
-            TypeData::Array { elem, len } => write!(f, "array<{}, {len}>", sub(*elem)),
-            TypeData::RuntimeArray { elem } => write!(f, "array<{}>", sub(*elem)),
+            TypeData::Array {
+                elem,
+                len,
+                stride: None,
+            } => write!(f, "array<{}, {len}>", sub(*elem)),
+            TypeData::Array {
+                elem,
+                len,
+                stride: Some(s),
+            } => write!(f, "array<{}, {len}, stride {s}>", sub(*elem)),
+            TypeData::RuntimeArray { elem, stride: None } => write!(f, "array<{}>", sub(*elem)),
+            TypeData::RuntimeArray {
+                elem,
+                stride: Some(s),
+            } => write!(f, "array<{}, stride {s}>", sub(*elem)),
             TypeData::Struct(st) => write!(f, "%{}", st.name),
             TypeData::Pointer { space, pointee } => write!(f, "ptr<{space}, {}>", sub(*pointee)),
             TypeData::Texture { shape, kind } => {

@@ -639,7 +639,7 @@ impl Checker<'_> {
                                 )
                             })?
                         }
-                        TypeData::Array { elem, len } => {
+                        TypeData::Array { elem, len, .. } => {
                             if let Some(k) = index.constant {
                                 if k >= u64::from(len) {
                                     return Err(format!("`access` constant index {} is out of range for array of {len}", k as i64));
@@ -647,7 +647,7 @@ impl Checker<'_> {
                             }
                             elem
                         }
-                        TypeData::RuntimeArray { elem } => elem,
+                        TypeData::RuntimeArray { elem, .. } => elem,
                         TypeData::Vector { .. } | TypeData::Matrix { .. } => {
                             let bound = match self.data(ty)? {
                                 TypeData::Vector { len, .. } => u64::from(len),
@@ -887,7 +887,7 @@ impl Checker<'_> {
                     ));
                 }
             }
-            TypeData::Array { elem, len } => {
+            TypeData::Array { elem, len, .. } => {
                 if operand_types.len() as u64 != u64::from(len)
                     || operand_types.iter().any(|&t| t != elem)
                 {

@@ -75,7 +75,7 @@ pub fn element_type(types: &mut TypeStore, ty: Type, i: u32) -> Option<Type> {
             columns,
             rows,
         } => (i < u32::from(columns)).then(|| types.vector(elem, rows)),
-        TypeData::Array { elem, len } => (i < len).then_some(elem),
+        TypeData::Array { elem, len, .. } => (i < len).then_some(elem),
         TypeData::Struct(st) => st.members.get(i as usize).map(|m| m.ty),
         TypeData::Void
         | TypeData::Scalar(_)

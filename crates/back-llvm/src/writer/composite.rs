@@ -233,7 +233,7 @@ fn element_layout(w: &FnWriter<'_, '_>, ty: Type) -> Result<(Type, u32, u32), Er
         .stride
         .ok_or_else(|| w.fail("dynamic index into a type without a stride"))?;
     match w.type_data(ty)? {
-        TypeData::Array { elem, len } => Ok((*elem, *len, stride)),
+        TypeData::Array { elem, len, .. } => Ok((*elem, *len, stride)),
         TypeData::Matrix {
             elem,
             columns,

@@ -116,7 +116,7 @@ pub(crate) fn load_value(
             }
             Ok(m)
         }
-        TypeData::Array { elem, len } => {
+        TypeData::Array { elem, len, .. } => {
             let stride = layout.stride.unwrap_or(0);
             let ety = w.reg(elem)?;
             let mut a = "poison".to_string();
@@ -188,7 +188,7 @@ pub(crate) fn store_value(
                 ));
             }
         }
-        TypeData::Array { elem, len } => {
+        TypeData::Array { elem, len, .. } => {
             let stride = layout.stride.unwrap_or(0);
             for i in 0..len {
                 let p = w.offset(space, ptr, i * stride)?;
@@ -257,11 +257,11 @@ fn access(w: &mut FnWriter<'_, '_>, inst: Inst, data: &InstData) -> Result<(), E
                         cursor = Cursor::Ty(member);
                         continue;
                     }
-                    TypeData::Array { elem, len } => {
+                    TypeData::Array { elem, len, .. } => {
                         bound = Some(u64::from(len));
                         (layout.stride.unwrap_or(0), Some(Cursor::Ty(elem)))
                     }
-                    TypeData::RuntimeArray { elem } => {
+                    TypeData::RuntimeArray { elem, .. } => {
                         (layout.stride.unwrap_or(0), Some(Cursor::Ty(elem)))
                     }
                     TypeData::Vector { len, .. } => {

@@ -404,7 +404,7 @@ impl Writer<'_> {
                 }
                 parts
             }
-            TypeData::Array { elem, len } => {
+            TypeData::Array { elem, len, .. } => {
                 let et = self.ty(elem)?;
                 let mut parts = Vec::new();
                 for i in 0..len {

@@ -256,7 +256,7 @@ impl Writer<'_> {
             );
         }
         let parts: Vec<Type> = match self.tdata(ty) {
-            TypeData::Array { elem, len } => vec![*elem; *len as usize],
+            TypeData::Array { elem, len, .. } => vec![*elem; *len as usize],
             TypeData::Struct(st) => st.members.iter().map(|m| m.ty).collect(),
             _ => return Err(format!("relayout of {}", self.m.types.display(ty)).into()),
         };

@@ -62,13 +62,13 @@ impl Writer<'_> {
                 let col = self.type_vector(e, u32::from(*rows));
                 self.type_matrix(col, u32::from(*columns))
             }
-            TypeData::Array { elem, len } => {
+            TypeData::Array { elem, len, .. } => {
                 let e = self.type_lay(*elem, lay)?;
                 let n = self.const_u32(*len);
                 let stride = self.array_stride(ty, lay)?;
                 self.type_array(e, n, stride)
             }
-            TypeData::RuntimeArray { elem } => {
+            TypeData::RuntimeArray { elem, .. } => {
                 let e = self.type_lay(*elem, lay)?;
                 let stride = self.array_stride(ty, lay)?;
                 self.type_runtime_array(e, stride)
@@ -132,7 +132,7 @@ impl Writer<'_> {
         let mut inner = member_ty;
         loop {
             match self.tdata(inner) {
-                TypeData::Array { elem, .. } | TypeData::RuntimeArray { elem } => inner = *elem,
+                TypeData::Array { elem, .. } | TypeData::RuntimeArray { elem, .. } => inner = *elem,
                 TypeData::Matrix { .. } => {
                     let layout = layout_of(&self.m.types, inner, rules)?;
                     let stride = layout.stride.ok_or("matrix without stride")?;
@@ -379,7 +379,7 @@ impl Writer<'_> {
             TypeData::Scalar(s)
             | TypeData::Vector { elem: s, .. }
             | TypeData::Matrix { elem: s, .. } => (s.bits == 8, s.bits == 16),
-            TypeData::Array { elem, .. } | TypeData::RuntimeArray { elem } => {
+            TypeData::Array { elem, .. } | TypeData::RuntimeArray { elem, .. } => {
                 self.narrow_widths(*elem)
             }
             TypeData::Struct(st) => st.members.iter().fold((false, false), |acc, m| {

@@ -65,7 +65,7 @@ pub fn word_kinds(
                 }
             }
         }
-        TypeData::Array { elem, len } => {
+        TypeData::Array { elem, len, .. } => {
             let stride = layout.stride.unwrap_or(4);
             for i in 0..*len {
                 word_kinds(types, *elem, rules, base + i * stride, out);
@@ -122,9 +122,9 @@ pub fn inputs(module: &Module, seed: u64, ints: Ints) -> BTreeMap<(u32, u32), In
         let mut size = layout.size;
         if let Ok(Some((offset, stride))) = runtime_array_tail(&module.types, g.ty, rules) {
             let elem = match module.types.get(g.ty) {
-                TypeData::RuntimeArray { elem } => Some(*elem),
+                TypeData::RuntimeArray { elem, .. } => Some(*elem),
                 TypeData::Struct(st) => match st.members.last().map(|m| module.types.get(m.ty)) {
-                    Some(TypeData::RuntimeArray { elem }) => Some(*elem),
+                    Some(TypeData::RuntimeArray { elem, .. }) => Some(*elem),
                     _ => None,
                 },
                 _ => None,

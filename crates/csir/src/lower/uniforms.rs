@@ -15,7 +15,9 @@ impl Lowerer<'_> {
         match self.module.types.try_get(ty) {
             Some(TypeData::Scalar(_) | TypeData::Vector { .. }) => Ok(1),
             Some(TypeData::Matrix { columns, .. }) => Ok(u32::from(*columns)),
-            Some(TypeData::Array { elem, len }) => Ok(self.slots_of(*elem)?.saturating_mul(*len)),
+            Some(TypeData::Array { elem, len, .. }) => {
+                Ok(self.slots_of(*elem)?.saturating_mul(*len))
+            }
             Some(TypeData::Struct(st)) => {
                 let mut n = 0u32;
                 for m in &st.members {
@@ -83,7 +85,7 @@ impl Lowerer<'_> {
             Some(TypeData::Matrix { columns, rows, .. }) => {
                 out.push(leaf(*columns, *rows, layout.stride.unwrap_or(16)))
             }
-            Some(TypeData::Array { elem, len }) => {
+            Some(TypeData::Array { elem, len, .. }) => {
                 let per = self.slots_of(*elem)? as u16;
                 let stride = layout.stride.unwrap_or(16);
                 for i in 0..*len {
@@ -161,7 +163,7 @@ impl Lowerer<'_> {
                     }
                     ty = st.members[i as usize].ty;
                 }
-                Some(TypeData::Array { elem, len }) if i < len => {
+                Some(TypeData::Array { elem, len, .. }) if i < len => {
                     slot += (self.slots_of(elem)? * i) as u16;
                     ty = elem;
                 }

@@ -716,10 +716,10 @@ impl<'m> Machine<'m> {
                     .ok_or(ErrorKind::Malformed("struct member out of range"))?;
                 (m.ty, u64::from(layout.offsets[k]), None)
             }
-            TypeData::Array { elem, len } => {
+            TypeData::Array { elem, len, .. } => {
                 (*elem, idx.saturating_mul(stride), Some(u64::from(*len)))
             }
-            TypeData::RuntimeArray { elem } => (*elem, idx.saturating_mul(stride), None),
+            TypeData::RuntimeArray { elem, .. } => (*elem, idx.saturating_mul(stride), None),
             TypeData::Vector { elem, len } => {
                 let n = if elem.is_bool() {
                     4

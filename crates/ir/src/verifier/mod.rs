@@ -28,7 +28,9 @@
 //! 4. **Globals** ([`ErrorKind::MalformedGlobal`]): no `function` space; a sized type (a
 //!    runtime-sized type only in `storage`); a binding exactly in `storage`, `uniform` and
 //!    `handle`; an initializer only in `private` / `workgroup`, of the global's type;
-//!    `handle` globals hold resources (or arrays of them, or opaque types) and only they do.
+//!    `handle` globals hold resources (or arrays of them, or opaque types) and only they do;
+//!    every explicit array stride in a buffer global's type fits its element under the
+//!    module's layout rules for that space (the layout engine's `BadExplicitStride`).
 //!    Global and function names are unique together ([`ErrorKind::DuplicateName`]).
 //! 5. **Functions** ([`ErrorKind::MalformedSignature`], [`ErrorKind::MalformedFunction`]):
 //!    signature types exist and are value types; kernels have a non-zero workgroup size and

@@ -286,7 +286,7 @@ impl Verifier<'_> {
                     })
                 }
             }
-            TypeData::Array { elem, len } => {
+            TypeData::Array { elem, len, .. } => {
                 if *len == 0 {
                     Some("an array has at least one element".into())
                 } else if facts.is_sound(*elem)
@@ -301,7 +301,7 @@ impl Verifier<'_> {
                     None
                 }
             }
-            TypeData::RuntimeArray { elem } => {
+            TypeData::RuntimeArray { elem, .. } => {
                 (facts.is_sound(*elem) && !facts.is_sized(*elem) && !facts.is_resource_like(*elem))
                     .then(|| format!("array element type {} is not sized", self.type_name(*elem)))
             }
@@ -411,7 +411,7 @@ impl Verifier<'_> {
                                 usize::from(*columns)
                             ]
                         }
-                        TypeData::Array { elem, len } => {
+                        TypeData::Array { elem, len, .. } => {
                             // Compare the count first so a huge length allocates nothing.
                             if elements.len() as u64 != u64::from(*len) {
                                 self.report(
@@ -507,6 +507,20 @@ impl Verifier<'_> {
                     location.clone(),
                     "globals cannot live in the function space",
                 );
+            }
+            if matches!(
+                space,
+                AddressSpace::Storage(_) | AddressSpace::Uniform | AddressSpace::PushConstant
+            ) {
+                let rules = module.layout_rules(space);
+                let layout = crate::data_layout::layout_of(&module.types, global.ty, rules);
+                if let Err(e @ crate::data_layout::LayoutError::BadExplicitStride { .. }) = layout {
+                    self.report(
+                        ErrorKind::MalformedGlobal,
+                        location.clone(),
+                        format!("in the {rules} layout of {space} space, {e}"),
+                    );
+                }
             }
             if has_binding_space != global.binding.is_some() {
                 let message = if has_binding_space {

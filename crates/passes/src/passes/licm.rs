@@ -483,7 +483,7 @@ impl LoopScan<'_> {
     fn member(&self, ty: Type, i: u64, last: bool) -> Option<Type> {
         match self.module.types.try_get(ty)? {
             TypeData::Struct(s) => s.members.get(usize::try_from(i).ok()?).map(|m| m.ty),
-            TypeData::Array { elem, len } => (i < u64::from(*len)).then_some(*elem),
+            TypeData::Array { elem, len, .. } => (i < u64::from(*len)).then_some(*elem),
             TypeData::Vector { len, .. } => (last && i < u64::from(*len)).then_some(ty),
             TypeData::Matrix { columns, .. } => (last && i < u64::from(*columns)).then_some(ty),
             TypeData::Void

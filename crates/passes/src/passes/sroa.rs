@@ -478,7 +478,7 @@ fn is_aggregate(types: &TypeStore, ty: Type) -> bool {
 fn member_types(types: &mut TypeStore, ty: Type) -> Result<Vec<Type>, Verdict> {
     match types.try_get(ty).cloned() {
         Some(TypeData::Struct(st)) => Ok(st.members.iter().map(|m| m.ty).collect()),
-        Some(TypeData::Array { elem, len }) => {
+        Some(TypeData::Array { elem, len, .. }) => {
             if len > MAX_ARRAY_ELEMENTS {
                 return Err(Verdict::TooLarge);
             }

@@ -16,8 +16,13 @@ fn cyclic_types_are_reported_not_followed() {
     let a = m.types.intern(TypeData::Array {
         elem: Type::new(1),
         len: 2,
+        stride: None,
     });
-    let b = m.types.intern(TypeData::Array { elem: a, len: 2 });
+    let b = m.types.intern(TypeData::Array {
+        elem: a,
+        len: 2,
+        stride: None,
+    });
     assert_eq!(b, Type::new(1));
     // A function that uses the cyclic type as a value type must not make anything recurse.
     let mut f = kernel("main");

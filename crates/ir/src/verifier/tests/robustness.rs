@@ -224,9 +224,11 @@ fn random_module_items_never_panic() {
                 0 => TypeData::Array {
                     elem: any(&mut rng),
                     len: rng.below(3) as u32,
+                    stride: None,
                 },
                 1 => TypeData::RuntimeArray {
                     elem: any(&mut rng),
+                    stride: None,
                 },
                 2 => TypeData::Pointer {
                     space: AddressSpace::Private,

@@ -522,8 +522,8 @@ fn plan_access(
                 let k = facts.const_u64(idx)?;
                 (st.members.get(k as usize)?.ty, None)
             }
-            TypeData::Array { elem, len } => (*elem, Some(Bound::Fixed(u64::from(*len)))),
-            TypeData::RuntimeArray { elem } => (*elem, Some(Bound::Runtime(base))),
+            TypeData::Array { elem, len, .. } => (*elem, Some(Bound::Fixed(u64::from(*len)))),
+            TypeData::RuntimeArray { elem, .. } => (*elem, Some(Bound::Runtime(base))),
             TypeData::Vector { elem, len } => (
                 find_type(facts.types, &TypeData::Scalar(*elem))?,
                 Some(Bound::Fixed(u64::from(*len))),

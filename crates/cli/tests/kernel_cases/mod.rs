@@ -111,6 +111,8 @@ pub fn cases() -> Vec<Case> {
         "tests/shaders/gather_offsets.wgsl",
         "tests/shaders/pipeline_overrides.wgsl",
         "tests/shaders/spec_constants.wgsl",
+        "tests/shaders/spec_workgroup.wgsl",
+        "tests/shaders/std140_storage.comp",
     ]
     .iter()
     .map(|f| PathBuf::from(path(f)))

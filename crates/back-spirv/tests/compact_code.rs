@@ -85,3 +85,45 @@ block2:
     assert_eq!(count(&spirv, "OpLabel"), 3, "{spirv}");
     assert_eq!(count(&spirv, "OpSelectionMerge"), 1, "{spirv}");
 }
+
+/// A float vector times a `splat` whose only uses are such products is one
+/// `OpVectorTimesScalar` per product and no `OpCompositeConstruct`; a splat with another
+/// use, and an integer product, keep the composite and the plain multiply.
+#[test]
+fn splats_used_only_by_products_become_vector_times_scalar() {
+    let kernel = |extra_use: bool, ty: &str, scalar: &str| {
+        let store_splat = if extra_use {
+            "    store v0, v4\n".to_string()
+        } else {
+            String::new()
+        };
+        format!(
+            "const c0: u32 = 0\n\
+             global @buf: storage(read_write) array<vec4<{ty}>, 4> binding(0, 0)\n\
+             global @s: storage(read_write) array<{scalar}, 4> binding(0, 1)\n\
+             kernel @main() workgroup_size(1, 1, 1) {{\n\
+             block0:\n\
+             \x20   v0: ptr<storage(read_write), vec4<{ty}>> = access @buf, c0\n\
+             \x20   v1: vec4<{ty}> = load v0\n\
+             \x20   v2: ptr<storage(read_write), {scalar}> = access @s, c0\n\
+             \x20   v3: {scalar} = load v2\n\
+             \x20   v4: vec4<{ty}> = splat v3\n\
+             \x20   v5: vec4<{ty}> = mul v1, v4\n\
+             \x20   v6: vec4<{ty}> = mul v4, v5\n\
+             \x20   store v0, v6\n\
+             {store_splat}\
+             \x20   return\n\
+             }}\n"
+        )
+    };
+    let folded = spirv_text(&kernel(false, "f32", "f32"));
+    assert_eq!(count(&folded, "OpVectorTimesScalar"), 2, "{folded}");
+    assert_eq!(count(&folded, "OpCompositeConstruct"), 0, "{folded}");
+    assert_eq!(count(&folded, "OpFMul"), 0, "{folded}");
+    let kept = spirv_text(&kernel(true, "f32", "f32"));
+    assert_eq!(count(&kept, "OpVectorTimesScalar"), 0, "{kept}");
+    assert_eq!(count(&kept, "OpCompositeConstruct"), 1, "{kept}");
+    let integer = spirv_text(&kernel(false, "u32", "u32"));
+    assert_eq!(count(&integer, "OpVectorTimesScalar"), 0, "{integer}");
+    assert_eq!(count(&integer, "OpIMul"), 2, "{integer}");
+}

@@ -7,6 +7,50 @@ use super::lowering::Comparison;
 use super::*;
 
 impl Writer<'_> {
+    /// The float vector `splat`s of `f` that [`Writer::arith`] folds into
+    /// `OpVectorTimesScalar`: every use (operands and edge arguments) is a `mul` whose
+    /// other operand is a different value that is not such a splat itself. Saves the
+    /// `OpCompositeConstruct` (4 + lanes words).
+    pub(super) fn splats_for_vector_times_scalar(&self, f: &Function) -> SecondaryMap<Value, bool> {
+        let mut folded: SecondaryMap<Value, bool> = SecondaryMap::new();
+        let insts = || f.layout.blocks().flat_map(|b| f.layout.block_insts(b));
+        for inst in insts() {
+            let data = f.dfg.inst(inst);
+            let Some(r) = f.dfg.inst_result(inst) else {
+                continue;
+            };
+            let float_vector = matches!(
+                *self.tdata(f.dfg.value_type(r)),
+                TypeData::Vector { elem, .. } if elem.kind == ScalarKind::Float
+            );
+            folded[r] = data.opcode == Opcode::Splat && float_vector;
+        }
+        let mut spoiled: Vec<Value> = Vec::new();
+        for inst in insts() {
+            let data = f.dfg.inst(inst);
+            let args: Vec<Value> = data.all_values().map(|v| f.resolve(v)).collect();
+            let folds = data.opcode == Opcode::Mul
+                && data.payload.edges().is_empty()
+                && matches!(args[..], [x, y] if x != y && !(folded[x] && folded[y]));
+            if !folds {
+                spoiled.extend(args.iter().copied().filter(|&v| folded[v]));
+            }
+        }
+        for v in spoiled {
+            folded[v] = false;
+        }
+        folded
+    }
+
+    /// The scalar id of folded splat `v`.
+    fn splat_scalar(&mut self, f: &Function, v: Value) -> R<Word> {
+        let ValueDef::Result(inst) = f.dfg.value_def(v) else {
+            return Err(format!("folded splat {v} is not an instruction result").into());
+        };
+        let scalar = f.resolve(f.dfg.inst(inst).args[0]);
+        self.val(f, scalar)
+    }
+
     /// Writes the arithmetic op `op`.
     pub(super) fn arith(&mut self, f: &Function, c: &Operands, op: ArithOp) -> R<()> {
         let (rid, rt, s0) = (c.rid, c.rt, c.s0);
@@ -34,6 +78,14 @@ impl Writer<'_> {
                 } else {
                     simple(self, if float { Op::FSub } else { Op::ISub })?;
                 }
+            }
+            Mul if float && self.folded_splats[args[1]] => {
+                let scalar = self.splat_scalar(f, args[1])?;
+                self.op(Op::VectorTimesScalar, rt, rid, Self::ids(&[a[0], scalar]))?;
+            }
+            Mul if float && self.folded_splats[args[0]] => {
+                let scalar = self.splat_scalar(f, args[0])?;
+                self.op(Op::VectorTimesScalar, rt, rid, Self::ids(&[a[1], scalar]))?;
             }
             Mul => {
                 simple(self, if float { Op::FMul } else { Op::IMul })?;

@@ -117,6 +117,7 @@ impl Writer<'_> {
         self.interface.clear();
         self.cont_values.clear();
         self.temps.clear();
+        self.folded_splats = self.splats_for_vector_times_scalar(f);
         self.outputs = if self.in_callable {
             Vec::new()
         } else {

@@ -88,6 +88,10 @@ impl Writer<'_> {
                 let to = rty_o.ok_or("convert without a result")?;
                 self.convert(aty(0), to, a[0], rid)?;
             }
+            Splat
+                if f.dfg
+                    .inst_result(c.inst)
+                    .is_some_and(|r| self.folded_splats[r]) => {}
             Splat => {
                 let n = self.lanes(rty_o.ok_or("splat without a result")?);
                 self.op(

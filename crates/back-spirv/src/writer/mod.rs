@@ -199,6 +199,10 @@ struct Writer<'a> {
     interface: Vec<Word>,
     cont_values: SecondaryMap<Block, Vec<Word>>,
     temps: SecondaryMap<Inst, Option<Word>>,
+    /// Float vector `splat`s every use of which is a float `mul` with another vector:
+    /// not written; each `mul` is an `OpVectorTimesScalar` of the splat's scalar
+    /// (`arith.rs`).
+    folded_splats: SecondaryMap<Value, bool>,
     /// The output variables of the entry point being written, one per result.
     outputs: Vec<interface::OutputVar>,
     /// The function being written is a kept callable, not an entry point.
@@ -375,6 +379,7 @@ pub(crate) fn write(module: &Module, options: &Options) -> Result<Vec<u32>, Erro
         interface: Vec::new(),
         cont_values: SecondaryMap::new(),
         temps: SecondaryMap::new(),
+        folded_splats: SecondaryMap::new(),
         outputs: Vec::new(),
         in_callable: false,
         specialised_size: None,

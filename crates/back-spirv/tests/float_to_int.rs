@@ -4,6 +4,7 @@
 //! range, the boundaries and ordinary values. An `OpConvertFTo{S,U}` applied to a value
 //! whose truncation does not fit (undefined in SPIR-V) fails the test, as does any
 //! instruction this evaluator does not know (the sequence is pinned to the ops below).
+//! f32 and f64 sources use `NClamp`; the test checks that too (`clamped_sources_use_nclamp`).
 
 use oxir_ir::types::{Scalar, ScalarKind};
 use oxir_spirv::{compile, Options, TargetEnv};
@@ -149,6 +150,19 @@ fn evaluate(words: &[u32], input: f64) -> V {
                     x >= y
                 }))
             }
+            Op::ExtInst => {
+                // Only GLSL.std.450 NClamp (81): min(max(x, lo), hi) with NMin / NMax's
+                // rule, so NaN gives `lo`.
+                let Operand::LiteralExtInstInteger(81) = ops[1] else {
+                    panic!("unexpected extended instruction {:?}", ops[1])
+                };
+                let (V::F(x), V::F(lo), V::F(hi)) =
+                    (get(&env, &ops[2]), get(&env, &ops[3]), get(&env, &ops[4]))
+                else {
+                    panic!()
+                };
+                Some(V::F(if x.is_nan() { lo } else { x.max(lo).min(hi) }))
+            }
             Op::LogicalOr => {
                 let (V::B(x), V::B(y)) = (get(&env, &ops[0]), get(&env, &ops[1])) else {
                     panic!()
@@ -280,4 +294,29 @@ fn float_to_int_matches_the_interpreter_for_every_input_class() {
         }
     }
     assert!(checked > 100, "{checked}");
+}
+
+/// f32 and f64 sources are clamped with `NClamp` (6 instructions for f32 → i32, 4 with a
+/// select fewer when the bound below MAX + 1 already truncates to MAX, as f64 → i32);
+/// an f16 source keeps the compare-and-select sequence (its bounds may be infinities).
+#[test]
+fn clamped_sources_use_nclamp() {
+    let count = |from: Scalar, to: Scalar| {
+        let m = module(from, from, to);
+        let words = compile(&m, &Options::default()).unwrap();
+        let m = rspirv::dr::load_words(&words).unwrap();
+        let body: Vec<Op> = m.functions[0]
+            .blocks
+            .iter()
+            .flat_map(|b| &b.instructions)
+            .map(|i| i.class.opcode)
+            .collect();
+        (
+            body.iter().filter(|&&o| o == Op::ExtInst).count(),
+            body.iter().filter(|&&o| o == Op::Select).count(),
+        )
+    };
+    assert_eq!(count(Scalar::F32, Scalar::I32), (1, 2));
+    assert_eq!(count(Scalar::F64, Scalar::I32), (1, 1));
+    assert_eq!(count(Scalar::F16, Scalar::I32), (0, 3));
 }

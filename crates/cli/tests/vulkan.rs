@@ -1154,3 +1154,85 @@ fn seeded_textures_read_the_same_on_both_engines() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Float → integer conversion at the special values, where the SPIR-V writer's `NClamp`
+/// sequence must give the IR's rule (NaN → 0, saturation to MIN / MAX, truncation toward
+/// zero) on the device: known answers on both engines.
+#[test]
+fn float_to_int_conversion_at_special_values() {
+    let dir = temp_dir("float_to_int");
+    std::fs::create_dir_all(&dir).unwrap();
+    let shader = dir.join("conv.wgsl");
+    std::fs::write(
+        &shader,
+        "@group(0) @binding(0) var<storage, read> src: array<f32, 12>;\n\
+         @group(0) @binding(1) var<storage, read_write> si: array<i32, 12>;\n\
+         @group(0) @binding(2) var<storage, read_write> su: array<u32, 12>;\n\
+         @compute @workgroup_size(12)\n\
+         fn main(@builtin(local_invocation_index) i: u32) {\n\
+             si[i] = i32(src[i]);\n\
+             su[i] = u32(src[i]);\n\
+         }\n",
+    )
+    .unwrap();
+    let cases: [(f32, i32, u32); 12] = [
+        (f32::NAN, 0, 0),
+        (f32::INFINITY, i32::MAX, u32::MAX),
+        (f32::NEG_INFINITY, i32::MIN, 0),
+        (2147483648.0, i32::MAX, 2147483648),
+        (2147483520.0, 2147483520, 2147483520),
+        (-2147483648.0, i32::MIN, 0),
+        (-2147483904.0, i32::MIN, 0),
+        (4294967296.0, i32::MAX, u32::MAX),
+        (4294967040.0, i32::MAX, 4294967040),
+        (-0.5, 0, 0),
+        (-1.5, -1, 0),
+        (3.75, 3, 3),
+    ];
+    let input = dir.join("src.bin");
+    let bytes: Vec<u8> = cases.iter().flat_map(|c| c.0.to_le_bytes()).collect();
+    std::fs::write(&input, bytes).unwrap();
+    let hex = |words: Vec<[u8; 4]>| {
+        words
+            .concat()
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect::<String>()
+    };
+    let want_i = hex(cases.iter().map(|c| c.1.to_le_bytes()).collect());
+    let want_u = hex(cases.iter().map(|c| c.2.to_le_bytes()).collect());
+    let mut engines = vec!["interp"];
+    if vulkan_available("float_to_int_conversion_at_special_values") {
+        engines.push("vulkan");
+    }
+    for engine in engines {
+        for opt in ["-O0", "-O"] {
+            let src = format!("0:0=@{}", input.display());
+            let out = oxir(&[
+                "run",
+                shader.to_str().unwrap(),
+                "--dispatch",
+                "1",
+                "--engine",
+                engine,
+                opt,
+                "--buffer",
+                &src,
+                "--buffer",
+                "0:1=zero:48",
+                "--buffer",
+                "0:2=zero:48",
+            ]);
+            assert_eq!(
+                out.status.code(),
+                Some(0),
+                "{engine} {opt}: {}",
+                stderr(&out)
+            );
+            let text = stdout(&out);
+            assert!(text.contains(&want_i), "{engine} {opt}: i32 {text}");
+            assert!(text.contains(&want_u), "{engine} {opt}: u32 {text}");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -86,6 +86,54 @@ impl Writer<'_> {
         })
     }
 
+    /// A float → integer conversion of an f32 or f64 `v` with the interpreter's rule in
+    /// fewer instructions: `NClamp(v, lo, below_hi)` (every value in `[lo, below_hi]`
+    /// truncates to a representable integer, `lo` exactly to MIN), convert, then `MAX`
+    /// where `v >= hi` (unless `below_hi` already truncates to MAX) and 0 where `v` is
+    /// NaN. The NaN select does not rely on `NClamp`'s NaN rule: whatever it gives for
+    /// NaN converts to some integer that the select replaces.
+    fn clamped_conversion(
+        &mut self,
+        from: Type,
+        to: Type,
+        v: Word,
+        rid: Option<Word>,
+        b: Saturation,
+    ) -> R<()> {
+        let ft = self.ty(from)?;
+        let rt = self.ty(to)?;
+        let bt = self.bool_like(from)?;
+        let lo_c = self.const_float(from, b.lo)?;
+        let below_c = self.const_float(from, b.below_hi)?;
+        let clamped = self.ext(ft, None, GLOp::NClamp, &[v, lo_c, below_c])?;
+        let o = if b.signed {
+            Op::ConvertFToS
+        } else {
+            Op::ConvertFToU
+        };
+        let mut r = self.op(o, Some(rt), None, vec![Operand::IdRef(clamped)])?;
+        let max_value = if b.signed {
+            i128::from(b.max_bits as i64)
+        } else {
+            i128::from(b.max_bits)
+        };
+        if b.below_hi.trunc() as i128 != max_value {
+            let hi_c = self.const_float(from, b.hi)?;
+            let above = self.op(
+                Op::FOrdGreaterThanEqual,
+                Some(bt),
+                None,
+                Self::ids(&[v, hi_c]),
+            )?;
+            let max = self.const_splat(to, b.max_bits)?;
+            r = self.op(Op::Select, Some(rt), None, Self::ids(&[above, max, r]))?;
+        }
+        let nan = self.op(Op::IsNan, Some(bt), None, vec![Operand::IdRef(v)])?;
+        let zero = self.const_splat(to, 0)?;
+        self.op(Op::Select, Some(rt), rid, Self::ids(&[nan, zero, r]))?;
+        Ok(())
+    }
+
     pub(super) fn convert(&mut self, from: Type, to: Type, v: Word, rid: Option<Word>) -> R<()> {
         let fs = self.scalar_of(from)?;
         let ts = self.scalar_of(to)?;
@@ -134,6 +182,16 @@ impl Writer<'_> {
                 } else {
                     (0, u64::MAX >> (64 - bits))
                 };
+                if let Some(below_hi) = largest_below(fs.bits, hi) {
+                    let bounds = Saturation {
+                        lo,
+                        below_hi,
+                        hi,
+                        max_bits,
+                        signed: ts.kind == Sint,
+                    };
+                    return self.clamped_conversion(from, to, v, rid, bounds);
+                }
                 // In a narrow source type (f16), `hi` and `lo` round to infinities: then
                 // only the infinities saturate, which is right as every finite value fits.
                 let ft = self.ty(from)?;
@@ -205,5 +263,28 @@ impl Writer<'_> {
             }
         }
         Ok(())
+    }
+}
+
+/// The bounds of a saturating float → integer conversion (see `clamped_conversion`).
+#[derive(Copy, Clone)]
+struct Saturation {
+    /// MIN (0 unsigned), exact in the source type.
+    lo: f64,
+    /// The largest source value below `hi`.
+    below_hi: f64,
+    /// MAX + 1.
+    hi: f64,
+    max_bits: u64,
+    signed: bool,
+}
+
+/// The largest value of an f32 (`bits` 32) or f64 below `hi` (a power of two that the
+/// type holds exactly); `None` for other widths (f16, whose bounds may be infinities).
+fn largest_below(bits: u8, hi: f64) -> Option<f64> {
+    match bits {
+        32 => Some(f64::from(f32::from_bits((hi as f32).to_bits() - 1))),
+        64 => Some(f64::from_bits(hi.to_bits() - 1)),
+        _ => None,
     }
 }
